@@ -1,0 +1,77 @@
+//===- HwAgentBase.td - hwagent dialect definition ---------*- tablegen -*-===//
+//
+// The hwagent dialect describes how a training graph is cut into regions,
+// what each region costs on each backend of a heterogeneous SoC and where it
+// was placed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_IR_HWAGENTBASE_TD
+#define HWAGENT_IR_HWAGENTBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def HwAgent_Dialect : Dialect {
+  let name = "hwagent";
+  let cppNamespace = "::mlir::hwagent";
+  let summary = "Hardware-aware partitioning of training graphs";
+  let description = [{
+    The `hwagent` dialect carries the state of backend partitioning: regions of
+    a training step (`hwagent.region`) annotated with profiled features,
+    predicted per-backend costs and the chosen backend, and explicit transfers
+    (`hwagent.transfer`) at the boundaries between backends.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def HwAgent_BackendEnum : I32EnumAttr<"Backend", "execution backend", [
+    I32EnumAttrCase<"cpu", 0>,
+    I32EnumAttrCase<"ane", 1>,
+    I32EnumAttrCase<"gpu", 2>
+  ]> {
+  let cppNamespace = "::mlir::hwagent";
+  let genSpecializedAttr = 0;
+}
+
+def HwAgent_PhaseEnum : I32EnumAttr<"Phase", "training phase", [
+    I32EnumAttrCase<"unknown", 0>,
+    I32EnumAttrCase<"forward", 1>,
+    I32EnumAttrCase<"backward", 2>,
+    I32EnumAttrCase<"optimizer", 3>,
+    I32EnumAttrCase<"mixed", 4>
+  ]> {
+  let cppNamespace = "::mlir::hwagent";
+  let genSpecializedAttr = 0;
+}
+
+/// Work categories of the op-type histogram. The order is the storage order
+/// of `#hwagent.features` histograms; append only.
+def HwAgent_OpKindEnum : I32EnumAttr<"OpKind", "category of work an op does", [
+    I32EnumAttrCase<"conv", 0>,
+    I32EnumAttrCase<"depthwise", 1>,
+    I32EnumAttrCase<"matmul", 2>,
+    I32EnumAttrCase<"elementwise", 3>,
+    I32EnumAttrCase<"reduction", 4>,
+    I32EnumAttrCase<"normalization", 5>,
+    I32EnumAttrCase<"pooling", 6>,
+    I32EnumAttrCase<"data_movement", 7>,
+    I32EnumAttrCase<"control_flow", 8>,
+    I32EnumAttrCase<"opaque", 9>
+  ]> {
+  let cppNamespace = "::mlir::hwagent";
+  let genSpecializedAttr = 0;
+}
+
+class HwAgent_Op<string mnemonic, list<Trait> traits = []> :
+    Op<HwAgent_Dialect, mnemonic, traits>;
+
+#endif // HWAGENT_IR_HWAGENTBASE_TD

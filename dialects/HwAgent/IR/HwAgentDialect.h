@@ -1,0 +1,10 @@
+//===- HwAgentDialect.h - hwagent dialect -----------------------*- C++ -*-===//
+
+#ifndef HWAGENT_IR_HWAGENTDIALECT_H
+#define HWAGENT_IR_HWAGENTDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "HwAgent/IR/HwAgentOpsDialect.h.inc"
+
+#endif // HWAGENT_IR_HWAGENTDIALECT_H

@@ -1,0 +1,309 @@
+// RUN: hwagent-opt %s -split-input-file -verify-diagnostics --allow-unregistered-dialect
+
+// expected-error @+1 {{features field 'flops' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.features<flops = -1>} { return }
+
+// -----
+
+// expected-error @+1 {{features op count for 'conv' must be non-negative, got -2}}
+func.func @f() attributes {a = #hwagent.features<ops = {conv = -2}>} { return }
+
+// -----
+
+// expected-error @+1 {{features declare 10 parameters but zero parameter bytes}}
+func.func @f() attributes {a = #hwagent.features<params = 10>} { return }
+
+// -----
+
+// expected-error @+1 {{duplicate features field 'depth'}}
+func.func @f() attributes {a = #hwagent.features<depth = 1, depth = 2>} { return }
+
+// -----
+
+// expected-error @+1 {{unknown op kind 'attention'}}
+func.func @f() attributes {a = #hwagent.features<ops = {attention = 1}>} { return }
+
+// -----
+
+// expected-error @+1 {{expected 'true' or 'false'}}
+func.func @f() attributes {a = #hwagent.features<loops = 1>} { return }
+
+// -----
+
+// expected-error @+1 {{unknown phase 'inference'}}
+func.func @f() attributes {a = #hwagent.features<phase = inference>} { return }
+
+// -----
+
+// expected-error @+1 {{unknown features field 'latency'}}
+func.func @f() attributes {a = #hwagent.features<latency = 3>} { return }
+
+// -----
+
+// expected-error @+1 {{cost of backend 'cpu' must be a finite non-negative number of seconds, got -1}}
+func.func @f() attributes {a = #hwagent.costs<cpu = -1.0>} { return }
+
+// -----
+
+// expected-error @+1 {{illegal backend 'ane' needs a reason}}
+func.func @f() attributes {a = #hwagent.costs<ane = illegal "">} { return }
+
+// -----
+
+// expected-error @+1 {{unknown backend 'tpu' (expected cpu, ane or gpu)}}
+func.func @f() attributes {a = #hwagent.costs<tpu = 1.0>} { return }
+
+// -----
+
+// expected-error @+1 {{backend 'cpu' appears more than once in costs}}
+func.func @f() attributes {a = #hwagent.costs<cpu = 1.0, cpu = 2.0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'peak_flops' must be positive, got 0}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 0.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'ramp_flops' must be positive, got -1}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = -1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'ramp_exponent' must be in (0, 1], got 1.5}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 1.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'cpu': 'bandwidth' must be positive, got 0}}
+func.func @f() attributes {a = #hwagent.device<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 0.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'cpu': 'dispatch' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.device<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = -1.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'cpu': 'sram_bytes' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.device<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = -1, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'spill_factor' must be at least 1, got 5.000000e-01}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 0.5, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'compile' must be non-negative, got -2}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = -2.0, max_dim = 0, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'max_dim' must be non-negative, got -5}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = -5, max_rank = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{device 'ane': 'max_rank' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = -1>} { return }
+
+// -----
+
+// expected-error @+1 {{target needs a name}}
+func.func @f() attributes {a = #hwagent.target<"", transfer_bandwidth = 1.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't' describes backend 'cpu' twice}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>, <backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': 'transfer_bandwidth' must be positive, got 0}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': 'sync' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = -1.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'hwagent.region' op id must be non-negative, got -1}}
+  hwagent.region -1 () -> () {
+    hwagent.yield
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  hwagent.region 0 () -> () {
+    // expected-error @+1 {{'hwagent.region' op may not be nested in another 'hwagent.region'}}
+    hwagent.region 1 () -> () {
+      hwagent.yield
+    }
+    hwagent.yield
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hwagent.region' op has 1 operands but its body has 0 arguments}}
+  "hwagent.region"(%x) <{id = 0 : i64}> ({
+    "hwagent.yield"() : () -> ()
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hwagent.region' op operand #0 has type 'tensor<4xf32>' but body argument #0 has type 'tensor<4xf16>'}}
+  "hwagent.region"(%x) <{id = 0 : i64}> ({
+  ^bb0(%a: tensor<4xf16>):
+    "hwagent.yield"() : () -> ()
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'hwagent.region' op is assigned to backend 'ane' that its costs mark illegal: dynamic shape}}
+  hwagent.region 0 () -> () attributes {backend = #hwagent.backend<ane>, costs = #hwagent.costs<cpu = 1.0, ane = illegal "dynamic shape">} {
+    hwagent.yield
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-note @+1 {{first used here}}
+  hwagent.region 4 () -> () {
+    hwagent.yield
+  }
+  // expected-error @+1 {{'hwagent.region' op id 4 is not unique in its function}}
+  hwagent.region 4 () -> () {
+    hwagent.yield
+  }
+  hwagent.region 5 () -> () {
+    hwagent.yield
+  }
+  return
+}
+
+// -----
+
+// Ids only need to be unique within one function.
+func.func @f() {
+  hwagent.region 4 () -> () {
+    hwagent.yield
+  }
+  return
+}
+func.func @g() {
+  hwagent.region 4 () -> () {
+    hwagent.yield
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'hwagent.region' op body must end with 'hwagent.yield'}}
+  hwagent.region 0 () -> () {
+    "test.terminator"() : () -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = hwagent.region 0 (%a = %x : tensor<4xf32>) -> (tensor<4xf32>) {
+    // expected-error @+1 {{'hwagent.yield' op yields 0 values but the enclosing region has 1 results}}
+    hwagent.yield
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %r = hwagent.region 0 (%a = %x : tensor<4xf32>) -> (tensor<4xf16>) {
+    // expected-error @+1 {{'hwagent.yield' op value #0 has type 'tensor<4xf32>' but the enclosing region's result #0 has type 'tensor<4xf16>'}}
+    hwagent.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf16>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'hwagent.yield' op expects parent op 'hwagent.region'}}
+  hwagent.yield %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'hwagent.transfer' op transfers from 'cpu' to itself; a boundary joins two backends}}
+  %t = hwagent.transfer %x from cpu to cpu : tensor<4xf32> -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'hwagent.transfer' op cannot convert element type 'i32' to 'f16' on a boundary; only floating-point types convert into each other}}
+  %t = hwagent.transfer %x from cpu to ane : tensor<4xi32> -> tensor<4xf16>
+  return %t : tensor<4xf16>
+}
+
+// -----
+
+func.func @f(%x: tensor<4x2xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'hwagent.transfer' op changes rank from 2 to 1}}
+  %t = hwagent.transfer %x from cpu to ane : tensor<4x2xf32> -> tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4x2xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'hwagent.transfer' op permutation has 3 entries for a rank-2 tensor}}
+  %t = hwagent.transfer %x from cpu to ane permutation [0, 1, 2] : tensor<4x2xf32> -> tensor<2x4xf32>
+  return %t : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4x2xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'hwagent.transfer' op permutation is not a permutation of [0, 2)}}
+  %t = hwagent.transfer %x from cpu to ane permutation [1, 1] : tensor<4x2xf32> -> tensor<2x4xf32>
+  return %t : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4x2xf32>) -> tensor<4x2xf16> {
+  // expected-error @+1 {{'hwagent.transfer' op result type 'tensor<4x2xf16>' does not have the shape the input takes after the transfer, expected shape 2x4}}
+  %t = hwagent.transfer %x from cpu to ane permutation [1, 0] : tensor<4x2xf32> -> tensor<4x2xf16>
+  return %t : tensor<4x2xf16>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown backend 'npu' (expected cpu, ane or gpu)}}
+  %t = hwagent.transfer %x from cpu to npu : tensor<4xf32> -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}

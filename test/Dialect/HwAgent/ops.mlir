@@ -1,0 +1,63 @@
+// RUN: hwagent-opt %s | FileCheck %s
+// RUN: hwagent-opt %s | hwagent-opt | FileCheck %s
+// RUN: hwagent-opt %s --mlir-print-op-generic | hwagent-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @region_matmul
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xf32>)
+func.func @region_matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[R:.*]] = hwagent.region 0 (%[[A:.*]] = %[[X]] : tensor<4x8xf32>, %[[B:.*]] = %[[W]] : tensor<8x16xf32>) -> (tensor<4x16xf32>)
+  // CHECK-SAME: attributes {backend = #hwagent.backend<ane>
+  // CHECK-SAME: costs = #hwagent.costs<cpu = 1.000000e-03, ane = 2.500000e-04 note "fits in SRAM", gpu = illegal "no gpu on this target">
+  // CHECK-SAME: features = #hwagent.features<flops = 1024, bytes_read = 640, bytes_written = 256, params = 128, param_bytes = 512, ops = {matmul = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 16, max_rank = 2, loops = false, phase = forward>}
+  %r = hwagent.region 0 (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x16xf32>) -> (tensor<4x16xf32>)
+      attributes {backend = #hwagent.backend<ane>,
+                  costs = #hwagent.costs<cpu = 1.0e-3, ane = 2.5e-4 note "fits in SRAM", gpu = illegal "no gpu on this target">,
+                  features = #hwagent.features<flops = 1024, bytes_read = 640, bytes_written = 256, params = 128, param_bytes = 512, ops = {matmul = 1}, depth = 1, types = [f32], max_dim = 16, max_rank = 2, phase = forward>} {
+    // CHECK: tensor.empty
+    // CHECK: linalg.matmul ins(%[[A]], %[[B]]
+    %e = tensor.empty() : tensor<4x16xf32>
+    %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    // CHECK: hwagent.yield %{{.*}} : tensor<4x16xf32>
+    hwagent.yield %m : tensor<4x16xf32>
+  }
+  return %r : tensor<4x16xf32>
+}
+
+// CHECK-LABEL: func.func @region_no_io
+func.func @region_no_io() {
+  // CHECK: hwagent.region 7 () -> () {
+  // CHECK-NEXT: hwagent.yield
+  hwagent.region 7 () -> () {
+    hwagent.yield
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @features_defaults
+func.func @features_defaults() attributes {
+  // CHECK-SAME: c = #hwagent.backend_cost<ane = illegal "rank 5 > 4">
+  c = #hwagent.backend_cost<ane = illegal "rank 5 > 4">,
+  // CHECK-SAME: f = #hwagent.features<flops = 0, bytes_read = 0, bytes_written = 0, params = 0, param_bytes = 0, ops = {}, depth = 0, types = [], dynamic_dims = 0, max_dim = 0, max_rank = 0, loops = false, phase = unknown>
+  f = #hwagent.features<>,
+  // CHECK-SAME: g = #hwagent.features<flops = 5, {{.*}}ops = {elementwise = 2, control_flow = 1}, {{.*}}types = [f16, i32], dynamic_dims = 2, {{.*}}loops = true, phase = backward>
+  g = #hwagent.features<phase = backward, loops = true, types = [f16, i32], dynamic_dims = 2, ops = {control_flow = 1, elementwise = 2}, flops = 5>,
+  // CHECK-SAME: p = #hwagent.phase<optimizer>
+  p = #hwagent.phase<optimizer>,
+  // CHECK-SAME: t = #hwagent.target<"apple-m4", transfer_bandwidth = 1.200000e+11, sync = 2.000000e-04, devices = [<backend = ane, peak_flops = 1.100000e+13, ramp_flops = 1.800000e+10, ramp_exponent = 3.800000e-01, bandwidth = 1.200000e+11, dispatch = 1.500000e-04, sram_bytes = 33554432, spill_factor = 2.000000e+00, compile = 3.000000e-02, max_dim = 16384, max_rank = 4>, <backend = cpu
+  t = #hwagent.target<"apple-m4", transfer_bandwidth = 1.2e11, sync = 2.0e-4, devices = [
+        #hwagent.device<backend = ane, peak_flops = 1.1e13, ramp_flops = 1.8e10, ramp_exponent = 0.38, bandwidth = 1.2e11, dispatch = 1.5e-4, sram_bytes = 33554432, spill_factor = 2.0, compile = 0.03, max_dim = 16384, max_rank = 4>,
+        #hwagent.device<backend = cpu, peak_flops = 1.4e12, ramp_flops = 1.0e6, ramp_exponent = 1.0, bandwidth = 1.2e11, dispatch = 2.0e-6, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>
+} {
+  return
+}
+
+// CHECK-LABEL: func.func @transfers
+func.func @transfers(%x: tensor<1x64xf32>, %y: tensor<8x4xf16>, %d: tensor<?x3xf32>) -> (tensor<1x64xf16>, tensor<4x8xf32>, tensor<?x3xf16>) {
+  // CHECK: hwagent.transfer %{{.*}} from cpu to ane : tensor<1x64xf32> -> tensor<1x64xf16>
+  %h = hwagent.transfer %x from cpu to ane : tensor<1x64xf32> -> tensor<1x64xf16>
+  // CHECK: hwagent.transfer %{{.*}} from ane to cpu permutation [1, 0] : tensor<8x4xf16> -> tensor<4x8xf32>
+  %t = hwagent.transfer %y from ane to cpu permutation [1, 0] : tensor<8x4xf16> -> tensor<4x8xf32>
+  // CHECK: hwagent.transfer %{{.*}} from gpu to cpu : tensor<?x3xf32> -> tensor<?x3xf16>
+  %g = hwagent.transfer %d from gpu to cpu : tensor<?x3xf32> -> tensor<?x3xf16>
+  return %h, %t, %g : tensor<1x64xf16>, tensor<4x8xf32>, tensor<?x3xf16>
+}

@@ -1,0 +1,25 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "HWAGENT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "unittests", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hwagent_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+config.substitutions.append(("%models", config.shared_models_dir))
+config.substitutions.append(("%examples", os.path.join(config.hwagent_src_root, "examples")))
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["hwagent-opt"], tool_dirs)
+
+# The real models live outside the repository, in ../shared/models.
+if os.path.isdir(config.shared_models_dir):
+    config.available_features.add("shared-models")
