@@ -3,6 +3,8 @@
 #include "hwagent/InitAll.h"
 
 #include "HwAgent/IR/HwAgentDialect.h"
+#include "HwAgent/Transforms/Passes.h"
+#include "hwagent/Analysis/FeatureModels.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -26,6 +28,7 @@ void hwagent::registerAllDialects(DialectRegistry &registry) {
                   linalg::LinalgDialect, ml_program::MLProgramDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
                   tensor::TensorDialect, tosa::TosaDialect>();
+  registerFeatureExternalModels(registry);
 }
 
-void hwagent::registerAllPasses() {}
+void hwagent::registerAllPasses() { registerHwAgentPasses(); }

@@ -1,0 +1,48 @@
+//===- FormRegions.cpp - hwagent-form-regions -----------------------------===//
+
+#include "HwAgent/Transforms/Passes.h"
+
+#include "HwAgent/IR/HwAgentOps.h"
+#include "hwagent/Analysis/RegionFormation.h"
+#include "hwagent/Analysis/WorkloadProfile.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::hwagent {
+#define GEN_PASS_DEF_FORMREGIONS
+#include "HwAgent/Transforms/Passes.h.inc"
+} // namespace mlir::hwagent
+
+using namespace mlir;
+using namespace mlir::hwagent;
+
+namespace {
+struct FormRegionsPass
+    : public hwagent::impl::FormRegionsBase<FormRegionsPass> {
+  using FormRegionsBase::FormRegionsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Functions reached through calls are costed at their call sites.
+    llvm::DenseSet<StringAttr> callees;
+    if (!includeCallees)
+      module.walk([&](CallOpInterface call) {
+        if (auto symbol = dyn_cast_or_null<SymbolRefAttr>(
+                call.getCallableForCallee().dyn_cast<SymbolRefAttr>()))
+          callees.insert(symbol.getLeafReference());
+      });
+
+    RegionFormationOptions options;
+    options.granularity = granularity;
+    options.maxOpsPerRegion = maxOps;
+    WorkloadProfiler profiler(module);
+    for (auto function : module.getOps<FunctionOpInterface>()) {
+      if (function.isExternal() || callees.contains(function.getNameAttr()))
+        continue;
+      if (failed(formRegions(function, profiler, options)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

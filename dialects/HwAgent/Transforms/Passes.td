@@ -1,0 +1,64 @@
+//===- Passes.td - hwagent passes --------------------------*- tablegen -*-===//
+
+#ifndef HWAGENT_TRANSFORMS_PASSES_TD
+#define HWAGENT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FormRegions : Pass<"hwagent-form-regions", "::mlir::ModuleOp"> {
+  let summary = "Cluster each function into convex hwagent.region ops";
+  let description = [{
+    Cuts every function into `hwagent.region`s around compute anchors
+    (convolutions, depthwise, matmul/batch_matmul, contractions and reductions,
+    pooling, normalization; their TOSA forms), fusing neighbouring elementwise,
+    broadcast, reshape and cast ops the way IREE forms dispatch regions.
+    Loops, calls and opaque/unregistered ops are regions of their own.
+    Regions are convex: no use-def path leaves a region and re-enters it.
+    Scalar constants and `tensor.empty` are cloned into each region using
+    them; tensor constants (weights) become region operands.
+
+    Functions only reached through `func.call` are left alone (they are part
+    of their call site's region) unless `include-callees` is set.
+
+    Example: `hwagent-opt --hwagent-form-regions="granularity=per-layer max-ops=32"`.
+  }];
+  let options = [
+    Option<"granularity", "granularity", "::mlir::hwagent::Granularity",
+           "::mlir::hwagent::Granularity::Fused",
+           "How much to put in one region",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::hwagent::Granularity::PerOp, "per-op",
+                        "one region per op"),
+             clEnumValN(::mlir::hwagent::Granularity::Fused, "fused",
+                        "anchors with their elementwise neighbours (default)"),
+             clEnumValN(::mlir::hwagent::Granularity::PerLayer, "per-layer",
+                        "one region per contraction and what follows it"))}]>,
+    Option<"maxOps", "max-ops", "unsigned", "0",
+           "Most ops in one region (constants and tensor.empty excluded); 0 = no cap">,
+    Option<"includeCallees", "include-callees", "bool", "false",
+           "Also form regions inside functions that are called from others">,
+  ];
+  let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
+}
+
+def Profile : Pass<"hwagent-profile", "::mlir::ModuleOp"> {
+  let summary = "Attach #hwagent.features to every region (profile_workload)";
+  let description = [{
+    Computes each region's features (docs/features.md): FLOPs, bytes read and
+    written, parameters, op-type histogram, depth, element types, dynamic
+    dimensions, largest dimension and rank, loops, training phase. Functions
+    holding regions get the whole function's features as `hwagent.features`,
+    so that the region FLOPs can be checked to add up. Ops no estimator knows
+    are reported with a warning and counted as zero FLOPs.
+
+    `report=<file|->` writes the machine-readable profile (JSON, schema
+    `hwagent.profile` version 1, docs/features.md).
+  }];
+  let options = [
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the JSON profile report to this file ('-' for stdout)">,
+  ];
+  let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
+}
+
+#endif // HWAGENT_TRANSFORMS_PASSES_TD

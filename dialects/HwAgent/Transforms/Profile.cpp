@@ -1,0 +1,150 @@
+//===- Profile.cpp - hwagent-profile --------------------------------------===//
+
+#include "HwAgent/Transforms/Passes.h"
+
+#include "HwAgent/IR/HwAgentOps.h"
+#include "hwagent/Analysis/WorkloadProfile.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir::hwagent {
+#define GEN_PASS_DEF_PROFILE
+#include "HwAgent/Transforms/Passes.h.inc"
+} // namespace mlir::hwagent
+
+using namespace mlir;
+using namespace mlir::hwagent;
+
+/// Version of the JSON report schema (docs/features.md); bump on any change
+/// that is not a pure addition.
+static constexpr int64_t kProfileSchemaVersion = 1;
+
+static std::string typeToString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+static std::string locationToString(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+static void writeFeatures(llvm::json::OStream &json, FeaturesAttr features) {
+  json.attribute("flops", features.getFlops());
+  json.attribute("bytes_read", features.getBytesRead());
+  json.attribute("bytes_written", features.getBytesWritten());
+  json.attribute("arithmetic_intensity", features.getArithmeticIntensity());
+  json.attribute("params", features.getParams());
+  json.attribute("param_bytes", features.getParamBytes());
+  json.attributeObject("op_histogram", [&] {
+    for (auto [index, count] : llvm::enumerate(features.getOpHistogram()))
+      if (count)
+        json.attribute(stringifyOpKind(static_cast<OpKind>(index)), count);
+  });
+  json.attribute("depth", features.getDepth());
+  json.attributeArray("element_types", [&] {
+    for (Type type : features.getElementTypes())
+      json.value(typeToString(type));
+  });
+  json.attribute("dynamic_dims", features.getDynamicDims());
+  json.attribute("max_dim", features.getMaxDim());
+  json.attribute("max_rank", features.getMaxRank());
+  json.attribute("loops", features.getHasLoops());
+  json.attribute("phase", stringifyPhase(features.getPhase()));
+}
+
+namespace {
+struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
+  using ProfileBase::ProfileBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    WorkloadProfiler profiler(module);
+    auto name = StringAttr::get(&getContext(), "hwagent.features");
+
+    struct FunctionProfile {
+      FunctionOpInterface function;
+      FeaturesAttr features;
+      SmallVector<RegionOp> regions;
+    };
+    SmallVector<FunctionProfile> profiles;
+    for (auto function : module.getOps<FunctionOpInterface>()) {
+      if (function.isExternal())
+        continue;
+      SmallVector<RegionOp> regions;
+      function->walk([&](RegionOp region) { regions.push_back(region); });
+      if (regions.empty())
+        continue;
+      PhaseAnalysis phases(function);
+      for (RegionOp region : regions) {
+        region.setFeaturesAttr(profiler.computeFeatures(region, &phases));
+        warnAboutOpaqueOps(region, profiler);
+      }
+      FeaturesAttr total = profiler.computeFeatures(function, &phases);
+      function->setAttr(name, total);
+      profiles.push_back({function, total, std::move(regions)});
+    }
+
+    if (report.empty())
+      return;
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
+    if (!file) {
+      module.emitError() << "hwagent-profile: cannot write report '" << report
+                         << "': " << error;
+      return signalPassFailure();
+    }
+    {
+      llvm::json::OStream json(file->os(), /*IndentSize=*/2);
+      json.object([&] {
+        json.attribute("schema", "hwagent.profile");
+        json.attribute("version", kProfileSchemaVersion);
+        json.attributeArray("functions", [&] {
+          for (FunctionProfile &profile : profiles)
+            json.object([&] {
+              json.attribute("name", profile.function.getName());
+              json.attributeObject("features",
+                                   [&] { writeFeatures(json, profile.features); });
+              json.attributeArray("regions", [&] {
+                for (RegionOp region : profile.regions)
+                  json.object([&] {
+                    json.attribute("id", region.getIdAttr().getInt());
+                    json.attribute("location",
+                                   locationToString(region.getLoc()));
+                    json.attributeArray("ops", [&] {
+                      for (Operation &op : region.getBodyBlock())
+                        if (!isa<YieldOp>(op))
+                          json.value(op.getName().getStringRef());
+                    });
+                    json.attributeObject("features", [&] {
+                      writeFeatures(json, *region.getFeatures());
+                    });
+                  });
+              });
+            });
+        });
+      });
+    }
+    file->os() << "\n";
+    file->keep();
+  }
+
+  /// One warning per op that no estimator knows, so that a zero FLOP count
+  /// is never silent.
+  void warnAboutOpaqueOps(RegionOp region, WorkloadProfiler &profiler) {
+    for (Operation &op : region.getBodyBlock())
+      if (!isa<YieldOp>(op) && !isCloneableLeaf(&op) &&
+          !op.hasTrait<OpTrait::ConstantLike>() && profiler.getOpWork(&op).opaque)
+        op.emitWarning() << "hwagent-profile: no cost estimate for '"
+                         << op.getName()
+                         << "'; counted as opaque with 0 FLOPs";
+  }
+};
+} // namespace

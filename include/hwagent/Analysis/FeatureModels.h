@@ -1,0 +1,39 @@
+//===- FeatureModels.h - feature hooks for ops we do not own ----*- C++ -*-===//
+//
+// External models of hwagent::FeatureOpInterface for the linalg, tosa, tensor,
+// arith, math, scf and cf dialects (the CIRCT RuntimeCostEstimateInterfaceImpl
+// pattern). Counting conventions: docs/features.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_ANALYSIS_FEATUREMODELS_H
+#define HWAGENT_ANALYSIS_FEATUREMODELS_H
+
+#include "mlir/IR/Types.h"
+
+#include <cstdint>
+
+namespace mlir {
+class DialectRegistry;
+class Region;
+} // namespace mlir
+
+namespace mlir::hwagent {
+
+/// Attaches FeatureOpInterface to the ops of every dialect hwagent profiles.
+void registerFeatureExternalModels(DialectRegistry &registry);
+
+/// Elements of `type`: the product of the static extents of a shaped type,
+/// each dynamic extent counted as 1 (so a lower bound); 1 for scalars.
+int64_t countElements(Type type);
+
+/// Bytes of `type` (elements times the element width rounded up to bytes).
+int64_t countBytes(Type type);
+
+/// Arithmetic operations in one execution of a payload region (a linalg body):
+/// each arith/math op counts 1, constants and casts count 0.
+int64_t countPayloadFlops(Region &payload);
+
+} // namespace mlir::hwagent
+
+#endif // HWAGENT_ANALYSIS_FEATUREMODELS_H

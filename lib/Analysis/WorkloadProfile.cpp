@@ -1,0 +1,561 @@
+//===- WorkloadProfile.cpp - per-region features (profile_workload) -------===//
+
+#include "hwagent/Analysis/WorkloadProfile.h"
+
+#include "hwagent/Analysis/FeatureModels.h"
+#include "hwagent/Analysis/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::hwagent;
+
+bool hwagent::isCloneableLeaf(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  // A fill of a fresh tensor with a constant is an initializer (the
+  // accumulator of a matmul, say), cheaper to recreate than to pass around.
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.hasPureTensorSemantics() &&
+           llvm::all_of(op->getOperands(), [](Value operand) {
+             Operation *def = operand.getDefiningOp();
+             return def && isCloneableLeaf(def);
+           });
+  if (!op->hasTrait<OpTrait::ConstantLike>() || op->getNumResults() != 1)
+    return false;
+  auto shaped = dyn_cast<ShapedType>(op->getResult(0).getType());
+  return !shaped || (shaped.hasStaticShape() && shaped.getNumElements() <= 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Library calls (opaque ops such as ByteIR's byre.compute_on_tensor)
+//===----------------------------------------------------------------------===//
+
+static int64_t extent(Value value, unsigned index) {
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+  if (!type || index >= type.getRank() || type.isDynamicDim(index))
+    return 1;
+  return type.getDimSize(index);
+}
+
+static int64_t elementsOf(Value value) {
+  return value ? countElements(value.getType()) : 0;
+}
+
+/// Kernel taps per output element of a filter laid out [F, C/groups, ...].
+static int64_t filterTaps(Value filter) {
+  int64_t outChannels = extent(filter, 0);
+  return outChannels ? elementsOf(filter) / outChannels : 0;
+}
+
+static int64_t productOf(Attribute attr) {
+  int64_t result = 1;
+  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(attr))
+    for (const APInt &v : dense.getValues<APInt>())
+      result *= v.getSExtValue();
+  return result;
+}
+
+/// Estimates a library call from its callee name (up to the first '_') and
+/// operand shapes; the formulas are documented in docs/features.md.
+static std::optional<OpWork> estimateLibraryCall(Operation *op) {
+  auto callee = op->getAttrOfType<StringAttr>("callee");
+  if (!callee)
+    return std::nullopt;
+  StringRef base = callee.getValue().split('_').first;
+  unsigned numInputs = op->getNumOperands();
+  if (auto segments =
+          op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
+      segments && !segments.empty())
+    numInputs = std::min<unsigned>(segments[0], op->getNumOperands());
+  auto in = [&](unsigned i) -> Value {
+    return i < numInputs ? op->getOperand(i) : Value();
+  };
+  auto out = [&](unsigned i) -> Value {
+    return i < op->getNumResults() ? op->getResult(i) : Value();
+  };
+  auto groups = op->getAttrOfType<IntegerAttr>("feature_group_count");
+  OpKind convKind =
+      groups && groups.getInt() > 1 ? OpKind::depthwise : OpKind::conv;
+
+  OpWork work;
+  if (base == "ConvOp") {
+    work.kind = convKind;
+    work.flops = 2 * elementsOf(out(0)) * filterTaps(in(1));
+    work.weightOperands = {1};
+  } else if (base == "ConvBackwardDataOp") {
+    work.kind = convKind;
+    work.flops = 2 * elementsOf(in(0)) * filterTaps(in(1));
+    work.weightOperands = {1};
+  } else if (base == "ConvBackwardFilterOp") {
+    work.kind = convKind;
+    work.flops = 2 * elementsOf(in(1)) * filterTaps(out(0));
+  } else if (base == "MatmulOp") {
+    auto contracting = op->getAttrOfType<IntegerAttr>("lhs_contracting_dimension");
+    int64_t k = extent(in(0), contracting ? contracting.getInt() : 1);
+    work.kind = OpKind::matmul;
+    work.flops = 2 * elementsOf(out(0)) * k;
+    work.weightOperands = {1};
+  } else if (base == "BatchNormTrainingOp") {
+    work.kind = OpKind::normalization;
+    work.flops = 8 * elementsOf(in(0));
+  } else if (base == "BatchNormGradOp") {
+    work.kind = OpKind::normalization;
+    work.flops = 10 * elementsOf(in(0));
+  } else if (base == "PoolMaxOp" || base == "PoolAvgOp") {
+    work.kind = OpKind::pooling;
+    work.flops = elementsOf(out(0)) * productOf(op->getAttr("window_dimensions"));
+  } else if (base == "PoolMaxGradOp") {
+    work.kind = OpKind::pooling;
+    work.flops =
+        elementsOf(in(1)) * (productOf(op->getAttr("window_dimensions")) + 1);
+  } else if (base == "ReduceSumOp" || base == "ReduceMaxOp" ||
+             base == "ReduceMinOp" || base == "ReduceProdOp") {
+    work.kind = OpKind::reduction;
+    work.flops = elementsOf(in(0));
+  } else {
+    return std::nullopt;
+  }
+  work.histogram[static_cast<unsigned>(work.kind)] = 1;
+  return work;
+}
+
+//===----------------------------------------------------------------------===//
+// WorkloadProfiler
+//===----------------------------------------------------------------------===//
+
+static bool containsLoop(Operation *op) {
+  bool found = false;
+  op->walk([&](Operation *nested) {
+    if (isa<LoopLikeOpInterface>(nested) ||
+        nested->getName().getStringRef() == "tosa.while_loop") {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+OpWork WorkloadProfiler::getOpWork(Operation *op) {
+  if (auto feature = dyn_cast<FeatureOpInterface>(op)) {
+    OpWork work;
+    work.kind = feature.getOpKind();
+    work.flops = feature.getFlopCount();
+    work.weightOperands = feature.getWeightOperandIndices();
+    work.histogram[static_cast<unsigned>(work.kind)] = 1;
+    work.hasLoops = op->getNumRegions() > 0 && work.kind == OpKind::control_flow
+                        ? containsLoop(op)
+                        : false;
+    return work;
+  }
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    if (auto callee = dyn_cast_or_null<FunctionOpInterface>(
+            call.resolveCallableInTable(&symbolTables));
+        callee && !callee.isExternal())
+      return summarizeCallee(callee);
+  }
+  if (!op->isRegistered())
+    if (std::optional<OpWork> work = estimateLibraryCall(op))
+      return *work;
+  OpWork work;
+  work.kind = OpKind::opaque;
+  work.opaque = true;
+  work.histogram[static_cast<unsigned>(OpKind::opaque)] = 1;
+  return work;
+}
+
+OpWork WorkloadProfiler::summarizeCallee(FunctionOpInterface callee) {
+  Operation *key = callee.getOperation();
+  if (auto it = calleeSummaries.find(key); it != calleeSummaries.end())
+    return it->second;
+  OpWork summary;
+  if (!calleesInProgress.insert(key).second) {
+    // Recursion: the call's work cannot be bounded statically.
+    summary.kind = OpKind::control_flow;
+    summary.opaque = true;
+    summary.hasLoops = true;
+    summary.histogram[static_cast<unsigned>(OpKind::control_flow)] = 1;
+    return summary;
+  }
+  FeaturesAttr features = computeFeatures(callee);
+  calleesInProgress.erase(key);
+  summary.flops = features.getFlops();
+  summary.depth = std::max<int64_t>(1, features.getDepth());
+  summary.hasLoops = features.getHasLoops();
+  for (auto [index, count] : llvm::enumerate(features.getOpHistogram()))
+    summary.histogram[index] = count;
+  // The call is named after its heaviest kind of work.
+  static constexpr OpKind priority[] = {
+      OpKind::opaque,    OpKind::control_flow, OpKind::conv,
+      OpKind::depthwise, OpKind::matmul,       OpKind::normalization,
+      OpKind::pooling,   OpKind::reduction,    OpKind::elementwise};
+  summary.kind = OpKind::data_movement;
+  for (OpKind kind : priority)
+    if (features.getOpCount(kind) > 0) {
+      summary.kind = kind;
+      break;
+    }
+  summary.opaque = summary.kind == OpKind::opaque;
+  calleeSummaries[key] = summary;
+  return summary;
+}
+
+namespace {
+/// Sums features over a set of ops in program order.
+class FeatureAccumulator {
+public:
+  FeatureAccumulator(WorkloadProfiler &profiler, const PhaseAnalysis *phases)
+      : profiler(profiler), phases(phases) {}
+
+  void addBoundaryInput(Value value) {
+    bytesRead += countBytes(value.getType());
+    noteValue(value);
+  }
+  void addBoundaryOutput(Value value) {
+    bytesWritten += countBytes(value.getType());
+    noteValue(value);
+  }
+
+  void addOp(Operation *op) {
+    if (op->hasTrait<OpTrait::IsTerminator>() || isCloneableLeaf(op))
+      return;
+    if (op->hasTrait<OpTrait::ConstantLike>()) {
+      // A tensor constant used in place is data the region reads.
+      for (Value result : op->getResults())
+        addBoundaryInput(result);
+      return;
+    }
+    OpWork work = profiler.getOpWork(op);
+    flops += work.flops;
+    for (auto [index, count] : llvm::enumerate(work.histogram))
+      histogram[index] += count;
+    hasLoops |= work.hasLoops;
+
+    int64_t producerDepth = 0;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (auto it = depthOf.find(def); it != depthOf.end())
+          producerDepth = std::max(producerDepth, it->second);
+    int64_t depth = producerDepth + work.depth;
+    depthOf[op] = depth;
+    maxDepth = std::max(maxDepth, depth);
+
+    for (Value operand : op->getOperands())
+      noteValue(operand);
+    for (Value result : op->getResults())
+      noteValue(result);
+
+    for (unsigned index : work.weightOperands) {
+      if (index >= op->getNumOperands())
+        continue;
+      Value weight = op->getOperand(index);
+      Value source = traceWeightSource(weight);
+      if (source && weightSources.insert(source).second) {
+        params += countElements(weight.getType());
+        paramBytes += countBytes(weight.getType());
+      }
+    }
+
+    if (phases) {
+      Phase phase = phases->lookup(op);
+      if (phase != Phase::unknown)
+        seenPhases.insert(static_cast<unsigned>(phase));
+    }
+  }
+
+  FeaturesAttr build(MLIRContext *context) {
+    Phase phase = Phase::unknown;
+    if (seenPhases.size() == 1)
+      phase = static_cast<Phase>(*seenPhases.begin());
+    else if (seenPhases.size() > 1)
+      phase = Phase::mixed;
+    return FeaturesAttr::get(context, flops, bytesRead, bytesWritten, params,
+                             paramBytes, histogram, maxDepth,
+                             elementTypes.getArrayRef(), dynamicDims, maxDim,
+                             maxRank, hasLoops, phase);
+  }
+
+private:
+  void noteValue(Value value) {
+    if (!seenValues.insert(value).second)
+      return;
+    Type type = value.getType();
+    Type element = getElementTypeOrSelf(type);
+    if (element.isIntOrFloat() || isa<ComplexType>(element))
+      elementTypes.insert(element);
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank())
+      return;
+    maxRank = std::max<int64_t>(maxRank, shaped.getRank());
+    for (int64_t dim : shaped.getShape()) {
+      if (ShapedType::isDynamic(dim))
+        ++dynamicDims;
+      else
+        maxDim = std::max(maxDim, dim);
+    }
+  }
+
+  /// Follows a weight operand back through region boundaries, casts and data
+  /// movement to a function argument or constant; null when it is computed.
+  Value traceWeightSource(Value value) {
+    for (int steps = 0; steps < 64 && value; ++steps) {
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        Operation *parent = arg.getOwner()->getParentOp();
+        if (auto region = dyn_cast<RegionOp>(parent)) {
+          value = region.getInputs()[arg.getArgNumber()];
+          continue;
+        }
+        if (isa<FunctionOpInterface>(parent) && arg.getOwner()->isEntryBlock())
+          return isa<ShapedType>(value.getType()) ? value : Value();
+        return {};
+      }
+      Operation *def = value.getDefiningOp();
+      if (def->hasTrait<OpTrait::ConstantLike>())
+        return isa<ShapedType>(value.getType()) ? value : Value();
+      if (auto region = dyn_cast<RegionOp>(def)) {
+        YieldOp yield = region.getYield();
+        if (!yield)
+          return {};
+        value = yield.getValues()[cast<OpResult>(value).getResultNumber()];
+        continue;
+      }
+      if (def->getNumOperands() == 0 || isCloneableLeaf(def))
+        return {};
+      OpWork work = profiler.getOpWork(def);
+      bool movesOnly = !work.opaque && (work.kind == OpKind::data_movement ||
+                                        work.flops == 0);
+      if (!movesOnly)
+        return {};
+      value = def->getOperand(0);
+    }
+    return {};
+  }
+
+  WorkloadProfiler &profiler;
+  const PhaseAnalysis *phases;
+  int64_t flops = 0, bytesRead = 0, bytesWritten = 0, params = 0,
+          paramBytes = 0, maxDepth = 0, dynamicDims = 0, maxDim = 0,
+          maxRank = 0;
+  SmallVector<int64_t> histogram = SmallVector<int64_t>(kNumOpKinds, 0);
+  bool hasLoops = false;
+  llvm::SetVector<Type> elementTypes;
+  llvm::DenseSet<Value> seenValues;
+  llvm::DenseSet<Value> weightSources;
+  llvm::DenseMap<Operation *, int64_t> depthOf;
+  std::set<unsigned> seenPhases;
+};
+} // namespace
+
+FeaturesAttr WorkloadProfiler::computeFeatures(RegionOp region,
+                                               const PhaseAnalysis *phases) {
+  FeatureAccumulator acc(*this, phases);
+  for (Value input : region.getInputs())
+    acc.addBoundaryInput(input);
+  for (Value result : region.getResults())
+    acc.addBoundaryOutput(result);
+  for (Operation &op : region.getBodyBlock())
+    acc.addOp(&op);
+  return acc.build(region.getContext());
+}
+
+FeaturesAttr WorkloadProfiler::computeFeatures(FunctionOpInterface function,
+                                               const PhaseAnalysis *phases) {
+  FeatureAccumulator acc(*this, phases);
+  for (BlockArgument arg : function.getArguments())
+    acc.addBoundaryInput(arg);
+  for (Block &block : function.getFunctionBody()) {
+    Operation *terminator =
+        block.mightHaveTerminator() ? block.getTerminator() : nullptr;
+    if (terminator && terminator->hasTrait<OpTrait::ReturnLike>())
+      for (Value value : terminator->getOperands())
+        acc.addBoundaryOutput(value);
+    for (Operation &op : block) {
+      if (auto region = dyn_cast<RegionOp>(op)) {
+        for (Operation &inner : region.getBodyBlock())
+          acc.addOp(&inner);
+        continue;
+      }
+      acc.addOp(&op);
+    }
+  }
+  return acc.build(function->getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// PhaseAnalysis
+//===----------------------------------------------------------------------===//
+
+static std::optional<Phase> phaseFromName(StringRef name) {
+  std::string lower = name.lower();
+  StringRef text(lower);
+  if (text.contains("backward") || text.contains("grad") ||
+      text.contains("bwd"))
+    return Phase::backward;
+  if (text.contains("optimizer") || text.contains("sgd") ||
+      text.contains("adam") || text.contains("update"))
+    return Phase::optimizer;
+  if (text.contains("forward") || text.contains("fwd") ||
+      text.contains("predict") || text.contains("infer"))
+    return Phase::forward;
+  return std::nullopt;
+}
+
+static std::optional<Phase> explicitPhase(Operation *op) {
+  if (auto attr = op->getAttrOfType<PhaseAttr>("hwagent.phase"))
+    return attr.getValue();
+  return std::nullopt;
+}
+
+/// The op computing `value`, looking through hwagent.region boundaries; null
+/// for function arguments.
+static Operation *resolveProducer(Value value) {
+  for (int steps = 0; steps < 8 && value; ++steps) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto region = dyn_cast<RegionOp>(arg.getOwner()->getParentOp());
+      if (!region)
+        return nullptr;
+      value = region.getInputs()[arg.getArgNumber()];
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    auto region = dyn_cast<RegionOp>(def);
+    if (!region)
+      return def;
+    YieldOp yield = region.getYield();
+    if (!yield)
+      return nullptr;
+    value = yield.getValues()[cast<OpResult>(value).getResultNumber()];
+  }
+  return nullptr;
+}
+
+/// The function argument `value` is, looking through region boundaries.
+static BlockArgument resolveArgument(Value value) {
+  for (int steps = 0; steps < 8 && value; ++steps) {
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg)
+      return {};
+    auto region = dyn_cast<RegionOp>(arg.getOwner()->getParentOp());
+    if (!region)
+      return arg;
+    value = region.getInputs()[arg.getArgNumber()];
+  }
+  return {};
+}
+
+static bool isScalarLike(Type type) {
+  if (type.isIntOrFloat())
+    return true;
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasStaticShape() && shaped.getNumElements() <= 1;
+}
+
+PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
+  if (std::optional<Phase> phase = explicitPhase(function))
+    functionPhase = *phase;
+  else if (std::optional<Phase> named = phaseFromName(function.getName()))
+    functionPhase = *named;
+
+  // Atomic ops: the function's ops with region bodies flattened.
+  SmallVector<Operation *> atomic;
+  SmallVector<Operation *> returns;
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block) {
+      if (auto region = dyn_cast<RegionOp>(op)) {
+        for (Operation &inner : region.getBodyBlock())
+          if (!isa<YieldOp>(inner))
+            atomic.push_back(&inner);
+        continue;
+      }
+      if (op.hasTrait<OpTrait::ReturnLike>())
+        returns.push_back(&op);
+      else
+        atomic.push_back(&op);
+    }
+
+  // Data flow of the training-step convention: result 0 is the loss (a
+  // scalar) and further results are updated parameters or gradients.
+  llvm::DenseSet<Operation *> forward, optimizer, reachesResult;
+  bool trainingStep = functionPhase == Phase::unknown &&
+                      function.getNumResults() >= 2 &&
+                      isScalarLike(function.getResultTypes()[0]);
+  if (trainingStep) {
+    auto backwardSlice = [&](ArrayRef<Value> roots,
+                             llvm::DenseSet<Operation *> &slice) {
+      SmallVector<Operation *> worklist;
+      for (Value root : roots)
+        if (Operation *producer = resolveProducer(root))
+          if (slice.insert(producer).second)
+            worklist.push_back(producer);
+      while (!worklist.empty()) {
+        Operation *op = worklist.pop_back_val();
+        forEachInput(op, [&](Value input) {
+          if (Operation *producer = resolveProducer(input))
+            if (slice.insert(producer).second)
+              worklist.push_back(producer);
+        });
+      }
+    };
+    SmallVector<Value> losses, others;
+    llvm::DenseSet<Type> parameterTypes;
+    llvm::DenseSet<Operation *> returnedProducers;
+    for (Operation *ret : returns) {
+      if (ret->getNumOperands() > 0)
+        losses.push_back(ret->getOperand(0));
+      for (Value value : ret->getOperands().drop_front()) {
+        others.push_back(value);
+        parameterTypes.insert(value.getType());
+        if (Operation *producer = resolveProducer(value))
+          returnedProducers.insert(producer);
+      }
+    }
+    backwardSlice(losses, forward);
+    backwardSlice(others, reachesResult);
+    for (Operation *op : atomic) {
+      if (forward.contains(op) || !returnedProducers.contains(op))
+        continue;
+      auto feature = dyn_cast<FeatureOpInterface>(op);
+      if (!feature || feature.getOpKind() != OpKind::elementwise)
+        continue;
+      bool readsParameter = false;
+      for (Value operand : op->getOperands())
+        if (BlockArgument arg = resolveArgument(operand))
+          readsParameter |= parameterTypes.contains(arg.getType());
+      if (readsParameter)
+        optimizer.insert(op);
+    }
+  }
+
+  for (Operation *op : atomic) {
+    Phase phase = functionPhase;
+    if (std::optional<Phase> given = explicitPhase(op)) {
+      phase = *given;
+    } else if (auto callee = op->getAttrOfType<StringAttr>("callee");
+               callee && !op->isRegistered() &&
+               phaseFromName(callee.getValue()) == Phase::backward) {
+      phase = Phase::backward;
+    } else if (trainingStep) {
+      if (forward.contains(op))
+        phase = Phase::forward;
+      else if (optimizer.contains(op))
+        phase = Phase::optimizer;
+      else if (reachesResult.contains(op))
+        phase = Phase::backward;
+    }
+    if (phase != Phase::unknown)
+      phases[op] = phase;
+  }
+}
+
+Phase PhaseAnalysis::lookup(Operation *op) const {
+  auto it = phases.find(op);
+  return it == phases.end() ? Phase::unknown : it->second;
+}
