@@ -304,7 +304,10 @@ struct ElementwiseModel
     : public FeatureOpInterface::ExternalModel<ElementwiseModel<OpT>, OpT> {
   OpKind getOpKind(Operation *) const { return OpKind::elementwise; }
   int64_t getFlopCount(Operation *op) const {
-    if (!isArithmetic(op) || op->getNumResults() == 0)
+    // Scalar arithmetic outside a payload is host bookkeeping (index and
+    // flag computations), not work a backend is dispatched for.
+    if (!isArithmetic(op) || op->getNumResults() == 0 ||
+        !isa<ShapedType>(op->getResult(0).getType()))
       return 0;
     return countElements(op->getResult(0).getType());
   }

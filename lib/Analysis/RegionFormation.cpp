@@ -3,9 +3,13 @@
 // Clustering works on the DAG whose nodes are the ops of one block (constants
 // and tensor.empty excluded: they are cloned into each region that uses them)
 // and whose edges are def-use edges plus ordering edges between ops with
-// memory effects. Block order is a topological order of this DAG, so a path
-// into cluster Y only passes nodes that come before Y's last member; the
-// merge check below uses that to stay local.
+// memory effects. Clusters are contracted nodes of that DAG; the quotient
+// graph must stay acyclic, which is the same as every cluster being convex.
+//
+// A topological order of the clusters is kept up to date across merges (a
+// Pearce-Kelly style local reordering): a path from cluster A to cluster B
+// can only pass clusters ordered between them, so the check before a merge
+// and the reordering after it only touch that window.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +26,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
-#include <queue>
 
 using namespace mlir;
 using namespace mlir::hwagent;
@@ -63,9 +66,9 @@ public:
 private:
   Role classify(Operation *op);
   unsigned find(unsigned node);
-  bool canMerge(unsigned a, unsigned b);
-  bool hasPathThroughOthers(unsigned from, unsigned to);
-  void merge(unsigned a, unsigned b);
+  /// Merges the clusters of `a` and `b` when that keeps every cluster convex
+  /// and respects the options; returns whether it did.
+  bool tryMerge(unsigned a, unsigned b);
   void fuseDataMovementProducers();
   void fuseConsumers();
   void fuseIntoLayers();
@@ -88,7 +91,12 @@ private:
   SmallVector<unsigned> maxIndex;
   SmallVector<bool> hasAnchor, hasContraction, standalone;
 
-  // Visit stamps for the path search (no clearing between queries).
+  // Topological order of clusters: position of each root, and the root at
+  // each position (-1 once a merge frees it).
+  SmallVector<unsigned> position;
+  SmallVector<int> rootAt;
+
+  // Visit stamps per root for the path search (no clearing between queries).
   SmallVector<unsigned> visitedStamp;
   unsigned stamp = 0;
 };
@@ -126,10 +134,22 @@ Role BlockClustering::classify(Operation *op) {
   return Role::Standalone;
 }
 
+/// Host-side bookkeeping: scalar flag and index arithmetic and checks such as
+/// torch-mlir's `cf.assert %true, "training is not supported"` (no tensors,
+/// no bodies, not a call). It stays between regions instead of becoming a
+/// region that a backend would have to dispatch.
+static bool isHostOp(Operation &op) {
+  auto isShaped = [](Type type) { return isa<ShapedType>(type); };
+  return op.isRegistered() && op.getNumRegions() == 0 &&
+         !isa<CallOpInterface>(op) &&
+         llvm::none_of(op.getOperandTypes(), isShaped) &&
+         llvm::none_of(op.getResultTypes(), isShaped);
+}
+
 void BlockClustering::buildGraph() {
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>() || isCloneableLeaf(&op) ||
-        op.hasTrait<OpTrait::ConstantLike>())
+        op.hasTrait<OpTrait::ConstantLike>() || isHostOp(op))
       continue;
     nodeOf[&op] = nodes.size();
     nodes.push_back(&op);
@@ -191,7 +211,11 @@ void BlockClustering::buildGraph() {
   hasContraction.resize(n);
   standalone.resize(n);
   visitedStamp.assign(n, 0);
+  position.resize(n);
+  rootAt.resize(n);
   for (unsigned u = 0; u < n; ++u) {
+    position[u] = u;
+    rootAt[u] = u;
     parent[u] = u;
     members[u] = {u};
     maxIndex[u] = u;
@@ -209,56 +233,76 @@ unsigned BlockClustering::find(unsigned node) {
   return node;
 }
 
-/// Whether some path leaves cluster `from`, passes at least one node of
-/// another cluster and reaches cluster `to`. Merging two clusters joined by
-/// such a path would make the merged region non-convex.
-bool BlockClustering::hasPathThroughOthers(unsigned from, unsigned to) {
-  unsigned limit = maxIndex[to];
-  ++stamp;
-  SmallVector<unsigned, 32> stack;
-  for (unsigned m : members[from])
-    for (unsigned s : succs[m]) {
-      unsigned r = find(s);
-      if (r == from || r == to || s > limit || visitedStamp[s] == stamp)
-        continue;
-      visitedStamp[s] = stamp;
-      stack.push_back(s);
-    }
-  while (!stack.empty()) {
-    unsigned node = stack.pop_back_val();
-    for (unsigned s : succs[node]) {
-      unsigned r = find(s);
-      if (r == to)
-        return true;
-      if (r == from || s > limit || visitedStamp[s] == stamp)
-        continue;
-      visitedStamp[s] = stamp;
-      stack.push_back(s);
-    }
-  }
-  return false;
-}
-
-bool BlockClustering::canMerge(unsigned a, unsigned b) {
+bool BlockClustering::tryMerge(unsigned a, unsigned b) {
   unsigned ra = find(a), rb = find(b);
   if (ra == rb || standalone[ra] || standalone[rb])
     return false;
   if (options.maxOpsPerRegion &&
       members[ra].size() + members[rb].size() > options.maxOpsPerRegion)
     return false;
-  return !hasPathThroughOthers(ra, rb) && !hasPathThroughOthers(rb, ra);
-}
-
-void BlockClustering::merge(unsigned a, unsigned b) {
-  unsigned ra = find(a), rb = find(b);
-  if (members[ra].size() < members[rb].size())
+  if (position[ra] > position[rb])
     std::swap(ra, rb);
-  parent[rb] = ra;
-  members[ra].append(members[rb].begin(), members[rb].end());
-  members[rb].clear();
-  maxIndex[ra] = std::max(maxIndex[ra], maxIndex[rb]);
-  hasAnchor[ra] = hasAnchor[ra] || hasAnchor[rb];
-  hasContraction[ra] = hasContraction[ra] || hasContraction[rb];
+  unsigned lo = position[ra], hi = position[rb];
+
+  // Clusters reachable from `ra` that come before `rb`. Reaching `rb` from
+  // one of them means a path through another cluster: merging would make
+  // the merged cluster non-convex.
+  ++stamp;
+  SmallVector<unsigned, 16> forward, stack;
+  auto visitSuccessors = [&](unsigned root) {
+    for (unsigned m : members[root])
+      for (unsigned s : succs[m]) {
+        unsigned r = find(s);
+        if (r == ra || r == rb || position[r] > hi || visitedStamp[r] == stamp)
+          continue;
+        visitedStamp[r] = stamp;
+        forward.push_back(r);
+        stack.push_back(r);
+      }
+  };
+  visitSuccessors(ra);
+  while (!stack.empty()) {
+    unsigned root = stack.pop_back_val();
+    for (unsigned m : members[root])
+      for (unsigned s : succs[m])
+        if (find(s) == rb)
+          return false;
+    visitSuccessors(root);
+  }
+
+  // Merge, then restore the order inside the window [lo, hi]: clusters not
+  // reachable from `ra` first, then the merged cluster, then the reachable
+  // ones (none of which reaches `rb`, as checked above).
+  SmallVector<unsigned, 16> before, after;
+  for (unsigned p = lo + 1; p < hi; ++p) {
+    if (rootAt[p] < 0)
+      continue;
+    unsigned root = rootAt[p];
+    (visitedStamp[root] == stamp ? after : before).push_back(root);
+  }
+  unsigned keep = ra, gone = rb;
+  if (members[keep].size() < members[gone].size())
+    std::swap(keep, gone);
+  parent[gone] = keep;
+  members[keep].append(members[gone].begin(), members[gone].end());
+  members[gone].clear();
+  maxIndex[keep] = std::max(maxIndex[keep], maxIndex[gone]);
+  hasAnchor[keep] = hasAnchor[keep] || hasAnchor[gone];
+  hasContraction[keep] = hasContraction[keep] || hasContraction[gone];
+
+  unsigned p = lo;
+  auto place = [&](unsigned root) {
+    position[root] = p;
+    rootAt[p++] = root;
+  };
+  for (unsigned root : before)
+    place(root);
+  place(keep);
+  for (unsigned root : after)
+    place(root);
+  while (p <= hi)
+    rootAt[p++] = -1;
+  return true;
 }
 
 /// Pads, transposes, reshapes and casts used only by an anchor become part of
@@ -278,9 +322,8 @@ void BlockClustering::fuseDataMovementProducers() {
       unsigned target = find(anchor);
       bool onlyFeedsAnchor = llvm::all_of(
           dataSuccs[p], [&](unsigned s) { return find(s) == target; });
-      if (!onlyFeedsAnchor || !canMerge(p, anchor))
+      if (!onlyFeedsAnchor || !tryMerge(p, anchor))
         continue;
-      merge(p, anchor);
       worklist.append(dataPreds[p].begin(), dataPreds[p].end());
     }
   }
@@ -304,10 +347,8 @@ void BlockClustering::fuseConsumers() {
       return maxIndex[x] > maxIndex[y];
     });
     for (unsigned candidate : candidates)
-      if (canMerge(c, candidate)) {
-        merge(c, candidate);
+      if (tryMerge(c, candidate))
         break;
-      }
   }
 }
 
@@ -329,10 +370,8 @@ void BlockClustering::fuseIntoLayers() {
       return maxIndex[x] > maxIndex[y];
     });
     for (unsigned candidate : candidates)
-      if (canMerge(c, candidate)) {
-        merge(c, candidate);
+      if (tryMerge(c, candidate))
         break;
-      }
   }
 }
 
@@ -428,42 +467,12 @@ LogicalResult BlockClustering::materialize(int64_t &nextId,
     if (isCloneableLeaf(&op) && !op.use_empty())
       leavesInUse.insert(&op);
 
-  // Clusters in an order that respects every edge (data and memory order),
-  // ties broken by block order so the output is deterministic.
-  SmallVector<unsigned> rootOf(n), minIndex(n, n), indegree(n, 0);
-  for (unsigned u = 0; u < n; ++u) {
-    rootOf[u] = find(u);
-    minIndex[rootOf[u]] = std::min(minIndex[rootOf[u]], u);
-  }
-  llvm::DenseSet<std::pair<unsigned, unsigned>> clusterEdges;
-  SmallVector<SmallVector<unsigned, 4>> clusterSuccs(n);
-  for (unsigned u = 0; u < n; ++u)
-    for (unsigned s : succs[u]) {
-      unsigned a = rootOf[u], b = rootOf[s];
-      if (a != b && clusterEdges.insert({a, b}).second) {
-        clusterSuccs[a].push_back(b);
-        ++indegree[b];
-      }
-    }
-  using Entry = std::pair<unsigned, unsigned>; // (minIndex, root)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-  for (unsigned u = 0; u < n; ++u)
-    if (rootOf[u] == u && indegree[u] == 0)
-      ready.push({minIndex[u], u});
+  // The maintained cluster order respects every edge (data and memory
+  // order) and follows block order where edges leave a choice.
   SmallVector<unsigned> order;
-  while (!ready.empty()) {
-    unsigned root = ready.top().second;
-    ready.pop();
-    order.push_back(root);
-    for (unsigned s : clusterSuccs[root])
-      if (--indegree[s] == 0)
-        ready.push({minIndex[s], s});
-  }
-  unsigned numClusters = llvm::count_if(
-      llvm::seq<unsigned>(0, n), [&](unsigned u) { return rootOf[u] == u; });
-  if (order.size() != numClusters)
-    return nodes.front()->emitError(
-        "hwagent-form-regions: internal error, clusters form a cycle");
+  for (int root : rootAt)
+    if (root >= 0)
+      order.push_back(root);
 
   Operation *terminator =
       block.mightHaveTerminator() ? block.getTerminator() : nullptr;

@@ -215,13 +215,15 @@ public:
   FeatureAccumulator(WorkloadProfiler &profiler, const PhaseAnalysis *phases)
       : profiler(profiler), phases(phases) {}
 
-  void addBoundaryInput(Value value) {
-    bytesRead += countBytes(value.getType());
-    noteValue(value);
+  /// A value entering the set of ops (`inner` is how the ops see it: a
+  /// region's body argument for its operand).
+  void addBoundaryInput(Value inner) {
+    bytesRead += countBytes(inner.getType());
+    noteValue(inner);
   }
-  void addBoundaryOutput(Value value) {
-    bytesWritten += countBytes(value.getType());
-    noteValue(value);
+  void addBoundaryOutput(Value inner) {
+    bytesWritten += countBytes(inner.getType());
+    noteValue(inner);
   }
 
   void addOp(Operation *op) {
@@ -357,10 +359,11 @@ private:
 FeaturesAttr WorkloadProfiler::computeFeatures(RegionOp region,
                                                const PhaseAnalysis *phases) {
   FeatureAccumulator acc(*this, phases);
-  for (Value input : region.getInputs())
-    acc.addBoundaryInput(input);
-  for (Value result : region.getResults())
-    acc.addBoundaryOutput(result);
+  for (BlockArgument arg : region.getBodyBlock().getArguments())
+    acc.addBoundaryInput(arg);
+  if (YieldOp yield = region.getYield())
+    for (Value value : yield.getValues())
+      acc.addBoundaryOutput(value);
   for (Operation &op : region.getBodyBlock())
     acc.addOp(&op);
   return acc.build(region.getContext());

@@ -29,10 +29,20 @@ static std::string typeToString(Type type) {
   return text;
 }
 
+/// "file:line:col" for file locations (looking through names and fusions),
+/// MLIR's own syntax otherwise.
 static std::string locationToString(Location loc) {
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return locationToString(named.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    return locationToString(fused.getLocations().front());
   std::string text;
   llvm::raw_string_ostream os(text);
-  loc.print(os);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    loc.print(os);
   return text;
 }
 
