@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -383,6 +385,21 @@ void hwagent::registerFeatureExternalModels(DialectRegistry &registry) {
 #include "mlir/Dialect/Tensor/IR/TensorOps.cpp.inc"
         >(ctx);
   });
+  // Buffers: allocation, copies, views and the tensor/buffer boundary only
+  // move (or reserve) data.
+  registry.addExtension(+[](MLIRContext *ctx, memref::MemRefDialect *) {
+    attachDataMovement<
+#define GET_OP_LIST
+#include "mlir/Dialect/MemRef/IR/MemRefOps.cpp.inc"
+        >(ctx);
+  });
+  registry.addExtension(
+      +[](MLIRContext *ctx, bufferization::BufferizationDialect *) {
+        attachDataMovement<
+#define GET_OP_LIST
+#include "mlir/Dialect/Bufferization/IR/BufferizationOps.cpp.inc"
+            >(ctx);
+      });
   registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
     attachElementwise<
 #define GET_OP_LIST

@@ -256,3 +256,67 @@ func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = math.tanh %z : tensor<4xf32>
   return %t : tensor<4xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// conv -> relu -> max pool -> conv: pooling anchors its own region when fused
+// and joins the preceding convolution's layer in per-layer mode.
+// CHECK-LABEL: func.func @conv_pool_conv
+// CHECK:       hwagent.region 0
+// CHECK:         linalg.conv_2d_nchw_fchw
+// CHECK:         arith.maximumf
+// CHECK:       hwagent.region 1
+// CHECK:         linalg.pooling_nchw_max
+// CHECK:       hwagent.region 2
+// CHECK:         linalg.conv_2d_nchw_fchw
+// CHECK-NOT:   hwagent.region
+// CHECK:       return
+// LAYER-LABEL: func.func @conv_pool_conv
+// LAYER:       hwagent.region 0
+// LAYER:         linalg.conv_2d_nchw_fchw
+// LAYER:         arith.maximumf
+// LAYER:         linalg.pooling_nchw_max
+// LAYER:       hwagent.region 1
+// LAYER:         linalg.conv_2d_nchw_fchw
+// LAYER-NOT:   hwagent.region
+// LAYER:       return
+func.func @conv_pool_conv(%x: tensor<1x4x8x8xf32>, %w1: tensor<4x4x1x1xf32>, %w2: tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw ins(%x, %w1 : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1 : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.maximumf %p, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %ep = tensor.empty() : tensor<1x4x4x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%r, %window : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%ep : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c2 = linalg.conv_2d_nchw_fchw ins(%pool, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) outs(%ep : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c2 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Ops with memory effects (bufferized code) stand alone and keep their order.
+// CHECK-LABEL: func.func @buffers
+// CHECK:       hwagent.region 0
+// CHECK-NEXT:    memref.alloc
+// CHECK:       hwagent.region 1
+// CHECK:         linalg.fill
+// CHECK:       hwagent.region 2
+// CHECK-NEXT:    memref.copy
+// CHECK:       hwagent.region 3
+// CHECK-NEXT:    linalg.matmul
+func.func @buffers(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %out: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<4x4xf32>)
+  memref.copy %acc, %out : memref<4x4xf32> to memref<4x4xf32>
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%out : memref<4x4xf32>)
+  return
+}

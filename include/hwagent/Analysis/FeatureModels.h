@@ -1,7 +1,7 @@
 //===- FeatureModels.h - feature hooks for ops we do not own ----*- C++ -*-===//
 //
 // External models of hwagent::FeatureOpInterface for the linalg, tosa, tensor,
-// arith, math, scf and cf dialects (the CIRCT RuntimeCostEstimateInterfaceImpl
+// memref, bufferization, arith, math, scf and cf dialects (the CIRCT RuntimeCostEstimateInterfaceImpl
 // pattern). Counting conventions: docs/features.md.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,96 @@
+//===- ProfileBenchmark.cpp - form-regions + profile at scale -------------===//
+//
+// Times `hwagent-form-regions` followed by `hwagent-profile` on synthetic
+// functions of 1k to 100k ops (parsing excluded), and reports the fitted
+// complexity. Target (issue 3): <= 2 s at 100k ops, linear growth.
+//
+//   build/bin/hwagent-bench-profile
+//   build/bin/hwagent-bench-profile --emit=100000 > big.mlir   # the input
+//
+//===----------------------------------------------------------------------===//
+
+#include "SyntheticGraph.h"
+
+#include "HwAgent/IR/HwAgentOps.h"
+#include "HwAgent/Transforms/Passes.h"
+#include "hwagent/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <iostream>
+
+using namespace mlir;
+
+namespace {
+
+MLIRContext &getContext() {
+  static MLIRContext *context = [] {
+    DialectRegistry registry;
+    hwagent::registerAllDialects(registry);
+    auto *ctx = new MLIRContext(registry);
+    ctx->loadAllAvailableDialects();
+    ctx->disableMultithreading();
+    return ctx;
+  }();
+  return *context;
+}
+
+void formRegionsAndProfile(benchmark::State &state) {
+  int numOps = static_cast<int>(state.range(0));
+  MLIRContext &context = getContext();
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      hwagent::bench::makeSyntheticGraph(numOps), &context);
+  if (!source) {
+    state.SkipWithError("synthetic graph did not parse");
+    return;
+  }
+  int64_t regions = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    OwningOpRef<ModuleOp> module = source->clone();
+    PassManager pm(&context);
+    pm.enableVerifier(false);
+    pm.addPass(hwagent::createFormRegions());
+    pm.addPass(hwagent::createProfile());
+    state.ResumeTiming();
+    if (failed(pm.run(*module))) {
+      state.SkipWithError("pipeline failed");
+      return;
+    }
+    state.PauseTiming();
+    regions = 0;
+    module->walk([&](hwagent::RegionOp) { ++regions; });
+    module = nullptr;
+    state.ResumeTiming();
+  }
+  state.counters["regions"] = static_cast<double>(regions);
+  state.counters["ops_per_s"] = benchmark::Counter(
+      static_cast<double>(numOps), benchmark::Counter::kIsIterationInvariantRate);
+  state.SetComplexityN(numOps);
+}
+
+} // namespace
+
+BENCHMARK(formRegionsAndProfile)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--emit=", 7) == 0) {
+      std::cout << hwagent::bench::makeSyntheticGraph(std::atoi(argv[i] + 7));
+      return 0;
+    }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
