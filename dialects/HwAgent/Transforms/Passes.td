@@ -61,4 +61,34 @@ def Profile : Pass<"hwagent-profile", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
 }
 
+def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
+  let summary = "Predict each region's time and legality on every backend (predict_performance)";
+  let description = [{
+    Attaches `#hwagent.costs` to every region: predicted seconds on each
+    backend of the target, or `illegal` with the reason, and a note naming
+    the binding term (docs/cost-model.md). Regions without features are
+    profiled first.
+
+    - `target`: a built-in name (apple-m1, apple-m2-pro, apple-m4,
+      apple-m4-max, host) or a target JSON file (docs/targets.md);
+    - `telemetry`: a snapshot file (utilization, thermal state, free memory);
+    - `profile-db`: measured times keyed by region structural hash; a match
+      refines the estimate, stale or unmatched entries are reported and
+      ignored;
+    - `training`: weights change every step (backends that bake weights into
+      programs pay a recompile).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"apple-m4\"",
+           "Built-in target name or target JSON file">,
+    Option<"telemetry", "telemetry", "std::string", "\"\"",
+           "Telemetry snapshot JSON file">,
+    Option<"profileDb", "profile-db", "std::string", "\"\"",
+           "Measured profile JSON file">,
+    Option<"training", "training", "bool", "true",
+           "Weights change every step (training rather than inference)">,
+  ];
+  let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

@@ -3,6 +3,7 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
+#include "hwagent/Analysis/StructuralHash.h"
 #include "hwagent/Analysis/WorkloadProfile.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -126,6 +127,7 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
                 for (RegionOp region : profile.regions)
                   json.object([&] {
                     json.attribute("id", region.getIdAttr().getInt());
+                    json.attribute("key", getStructuralHash(region));
                     json.attribute("location",
                                    locationToString(region.getLoc()));
                     json.attributeArray("ops", [&] {

@@ -1,0 +1,54 @@
+//===- ProfileDB.h - measured region times (profile feedback) ---*- C++ -*-===//
+//
+// Measured seconds per region and backend, keyed by the region's structural
+// hash, as the runtime writes them and `--hwagent-estimate-costs=profile-db=`
+// reads them. Format and the learned correction: docs/cost-model.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_COSTMODEL_PROFILEDB_H
+#define HWAGENT_COSTMODEL_PROFILEDB_H
+
+#include "hwagent/CostModel/Target.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hwagent {
+
+struct ProfileEntry {
+  /// Structural hash of the region (16 hex digits).
+  std::string key;
+  BackendKind backend = BackendKind::cpu;
+  /// Mean measured seconds per execution and the number of samples.
+  double seconds = 0;
+  int64_t samples = 0;
+  /// Whether the time came from a simulator rather than a real device.
+  bool simulated = false;
+};
+
+struct ProfileDB {
+  /// Target the measurements were taken on.
+  std::string target;
+  std::vector<ProfileEntry> entries;
+};
+
+constexpr int64_t kProfileDBSchemaVersion = 1;
+
+std::optional<ProfileDB> parseProfileDB(const std::string &json,
+                                        std::string &error);
+std::string printProfileDB(const ProfileDB &db);
+
+/// Weight of a measurement of `samples` samples against the analytic
+/// estimate: n / (n + 1), so one sample counts half and ten count 91 %.
+double measurementWeight(int64_t samples);
+
+/// Per-backend factor learned from matched entries: the geometric mean of
+/// measured / predicted, clamped to [0.1, 10]; 1 with fewer than 2 matches.
+double learnedCorrection(const std::vector<std::pair<double, double>>
+                             &measuredAndPredicted);
+
+} // namespace hwagent
+
+#endif // HWAGENT_COSTMODEL_PROFILEDB_H

@@ -1,0 +1,327 @@
+//===- hwagent-calibrate.cpp - measure the host CPU, write a target -------===//
+//
+// Measures what the CPU backend will run: linalg kernels lowered with the
+// same pipeline (hwagent::getBufferLoweringPipeline) and JIT-compiled with
+// MLIR's ExecutionEngine. Reports matmul and convolution throughput at
+// several sizes, memory bandwidth and per-call overhead, fits the cost
+// model's utilization ramp, and writes a target file (docs/targets.md).
+//
+//   hwagent-calibrate [-o host.json] [--name host] [--quick]
+//
+//===----------------------------------------------------------------------===//
+
+#include "hwagent/CostModel/Target.h"
+#include "hwagent/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <vector>
+
+using namespace mlir;
+
+static llvm::cl::opt<std::string>
+    outputPath("o", llvm::cl::desc("Write the target JSON here ('-' = stdout)"),
+               llvm::cl::init(""));
+static llvm::cl::opt<std::string>
+    targetName("name", llvm::cl::desc("Name of the written target"),
+               llvm::cl::init("host"));
+static llvm::cl::opt<bool>
+    quick("quick", llvm::cl::desc("Fewer sizes and repetitions (for tests)"),
+          llvm::cl::init(false));
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// One JIT-compiled kernel taking three rank-N f32 memrefs.
+class Kernel {
+public:
+  static std::unique_ptr<Kernel> compile(MLIRContext &context,
+                                         const std::string &source) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    if (!module ||
+        failed(mlir::hwagent::runPipeline(*module,
+                                    mlir::hwagent::getBufferLoweringPipeline())))
+      return nullptr;
+    if (getenv("HWAGENT_CALIBRATE_DEBUG"))
+      module->dump();
+    ExecutionEngineOptions options;
+    options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+    auto engine = ExecutionEngine::create(*module, options);
+    if (!engine) {
+      llvm::errs() << "hwagent-calibrate: JIT failed: "
+                   << llvm::toString(engine.takeError()) << "\n";
+      return nullptr;
+    }
+    auto kernel = std::make_unique<Kernel>();
+    kernel->engine = std::move(*engine);
+    auto entry = kernel->engine->lookupPacked("_mlir_ciface_kernel");
+    if (!entry) {
+      llvm::errs() << "hwagent-calibrate: " << llvm::toString(entry.takeError())
+                   << "\n";
+      return nullptr;
+    }
+    kernel->entry = *entry;
+    return kernel;
+  }
+
+  /// Calls the kernel through its packed entry point, looked up once (as
+  /// compiled trainers will call regions).
+  template <typename... Args>
+  void call(Args... args) {
+    // The packed ABI takes pointers to each argument, here pointers to
+    // memref descriptors.
+    void *values[] = {static_cast<void *>(&args)..., nullptr};
+    entry(values);
+  }
+
+  /// Seconds per call: the median of repetitions, calling at least `minTime`
+  /// seconds in all.
+  template <typename... Args>
+  double time(double minTime, Args... args) {
+    std::vector<double> samples;
+    auto start = Clock::now();
+    do {
+      auto t0 = Clock::now();
+      call(args...);
+      samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    } while (samples.size() < 3 ||
+             std::chrono::duration<double>(Clock::now() - start).count() <
+                 minTime);
+    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                     samples.end());
+    return samples[samples.size() / 2];
+  }
+
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+};
+
+template <int N>
+StridedMemRefType<float, N> view(std::vector<float> &data,
+                                 std::array<int64_t, N> sizes) {
+  StridedMemRefType<float, N> ref;
+  ref.basePtr = ref.data = data.data();
+  ref.offset = 0;
+  int64_t stride = 1;
+  for (int i = N - 1; i >= 0; --i) {
+    ref.sizes[i] = sizes[i];
+    ref.strides[i] = stride;
+    stride *= sizes[i];
+  }
+  return ref;
+}
+
+struct Point {
+  std::string what;
+  double flops;
+  double seconds;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "hwagent host CPU calibration\n");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::hwagent::registerLoweringPasses();
+
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  memref::MemRefDialect, LLVM::LLVMDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  double minTime = quick ? 0.02 : 0.2;
+  std::vector<Point> matmuls, convs;
+
+  // Square matmuls: 2 N^3 FLOPs each.
+  std::vector<int64_t> sizes = quick ? std::vector<int64_t>{16, 64}
+                                     : std::vector<int64_t>{16, 32, 64, 128, 256};
+  for (int64_t n : sizes) {
+    std::string t = llvm::formatv("memref<{0}x{0}xf32>", n).str();
+    std::string source = llvm::formatv(
+        "func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
+        "{{llvm.emit_c_interface} {{\n"
+        "  linalg.matmul ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
+        "  return\n}\n",
+        t);
+    std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
+    if (!kernel)
+      return 1;
+    std::vector<float> a(n * n, 1.0f), b(n * n, 0.5f), c(n * n, 0.0f);
+    auto va = view<2>(a, {n, n}), vb = view<2>(b, {n, n}), vc = view<2>(c, {n, n});
+    double seconds = kernel->time(minTime, &va, &vb, &vc);
+    matmuls.push_back({llvm::formatv("matmul {0}x{0}x{0}", n).str(),
+                       2.0 * n * n * n, seconds});
+  }
+
+  // Convolutions (NCHW, 3x3): 2 * outputs * C * 9 FLOPs.
+  struct ConvShape {
+    int64_t c, h, f;
+  };
+  std::vector<ConvShape> convShapes =
+      quick ? std::vector<ConvShape>{{8, 16, 8}}
+            : std::vector<ConvShape>{{8, 16, 8}, {16, 32, 32}, {32, 32, 64}};
+  for (ConvShape s : convShapes) {
+    int64_t oh = s.h - 2;
+    std::string in = llvm::formatv("memref<1x{0}x{1}x{1}xf32>", s.c, s.h).str();
+    std::string w = llvm::formatv("memref<{0}x{1}x3x3xf32>", s.f, s.c).str();
+    std::string out = llvm::formatv("memref<1x{0}x{1}x{1}xf32>", s.f, oh).str();
+    std::string source = llvm::formatv(
+        "func.func @kernel(%x: {0}, %w: {1}, %y: {2}) attributes "
+        "{{llvm.emit_c_interface} {{\n"
+        "  linalg.conv_2d_nchw_fchw ins(%x, %w : {0}, {1}) outs(%y : {2})\n"
+        "  return\n}\n",
+        in, w, out);
+    std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
+    if (!kernel)
+      return 1;
+    std::vector<float> x(s.c * s.h * s.h, 1.0f), wt(s.f * s.c * 9, 0.5f),
+        y(s.f * oh * oh, 0.0f);
+    auto vx = view<4>(x, {1, s.c, s.h, s.h});
+    auto vw = view<4>(wt, {s.f, s.c, 3, 3});
+    auto vy = view<4>(y, {1, s.f, oh, oh});
+    double seconds = kernel->time(minTime, &vx, &vw, &vy);
+    convs.push_back(
+        {llvm::formatv("conv 1x{0}x{1}x{1} * {2}x{0}x3x3", s.c, s.h, s.f).str(),
+         2.0 * s.f * oh * oh * s.c * 9, seconds});
+  }
+
+  // Bandwidth: an elementwise add over 3 x 32 MiB (read 2, write 1).
+  int64_t elements = quick ? (1 << 20) : (8 << 20);
+  double bandwidth = 0;
+  {
+    std::string t = llvm::formatv("memref<{0}xf32>", elements).str();
+    std::string source = llvm::formatv(
+        "func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
+        "{{llvm.emit_c_interface} {{\n"
+        "  linalg.add ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
+        "  return\n}\n",
+        t);
+    std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
+    if (!kernel)
+      return 1;
+    std::vector<float> a(elements, 1.0f), b(elements, 2.0f), c(elements, 0.0f);
+    auto va = view<1>(a, {elements}), vb = view<1>(b, {elements}),
+         vc = view<1>(c, {elements});
+    double seconds = kernel->time(minTime, &va, &vb, &vc);
+    bandwidth = 3.0 * 4.0 * static_cast<double>(elements) / seconds;
+  }
+
+  // Per-call overhead: an empty kernel through the same call path.
+  double overhead = 0;
+  {
+    std::unique_ptr<Kernel> kernel = Kernel::compile(
+        context, "func.func @kernel() attributes {llvm.emit_c_interface} {\n"
+                 "  return\n}\n");
+    if (!kernel)
+      return 1;
+    const int calls = 1000000;
+    auto t0 = Clock::now();
+    for (int i = 0; i < calls; ++i)
+      kernel->call();
+    overhead = std::chrono::duration<double>(Clock::now() - t0).count() / calls;
+  }
+
+  // The peak is the sustained throughput of the largest matmul (what big
+  // regions see; small ones may run faster out of cache, which the model
+  // does not credit). The ramp, log(util) = e * (log flops - log R), is
+  // fitted on the smaller sizes that run slower than that.
+  double peak = matmuls.back().flops / matmuls.back().seconds;
+  double peakAt = matmuls.back().flops;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int count = 0;
+  for (const Point &p : matmuls) {
+    double util = (p.flops / p.seconds) / peak;
+    if (p.flops >= peakAt || util >= 0.999)
+      continue;
+    double x = std::log(p.flops), y = std::log(util);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+    ++count;
+  }
+  double exponent = 1.0, rampFlops = matmuls.front().flops;
+  if (count >= 2 && count * sxx - sx * sx > 0) {
+    double slope = (count * sxy - sx * sy) / (count * sxx - sx * sx);
+    double intercept = (sy - slope * sx) / count;
+    exponent = std::clamp(slope, 0.05, 1.0);
+    rampFlops = std::exp(-intercept / exponent);
+  }
+  if (count == 1)
+    rampFlops = peakAt; // one point below the peak: a linear ramp to it
+  if (count == 0)
+    rampFlops = 1.0; // the smallest size already ran at peak
+  rampFlops = std::max(rampFlops, 1.0);
+
+  llvm::outs() << "hwagent-calibrate: host CPU, measured (JIT-compiled linalg, "
+                  "one thread)\n";
+  for (const std::vector<Point> *set : {&matmuls, &convs})
+    for (const Point &p : *set)
+      llvm::outs() << llvm::formatv("  {0,-34} {1,10:f3} ms  {2,8:f2} GFLOP/s\n",
+                                    p.what, p.seconds * 1e3,
+                                    p.flops / p.seconds / 1e9);
+  llvm::outs() << llvm::formatv("  {0,-34} {1,10:f2} GB/s\n",
+                                "bandwidth (elementwise add)", bandwidth / 1e9);
+  llvm::outs() << llvm::formatv("  {0,-34} {1,10:f1} ns\n", "per-call overhead",
+                                overhead * 1e9);
+  llvm::outs() << llvm::formatv(
+      "  fit: peak {0:e3} FLOP/s, util = min(1, (flops / {1:e3}) ^ {2:f3})\n",
+      peak, rampFlops, exponent);
+
+  if (outputPath.empty())
+    return 0;
+  ::hwagent::TargetDescription target;
+  target.name = targetName;
+  target.description =
+      "host CPU measured by hwagent-calibrate (JIT-compiled linalg, one thread)";
+  ::hwagent::BackendDescription cpu;
+  cpu.kind = ::hwagent::BackendKind::cpu;
+  cpu.peakFlops = {{"f32", peak}, {"default", peak}};
+  cpu.rampFlops = rampFlops;
+  cpu.rampExponent = exponent;
+  cpu.bandwidth = bandwidth;
+  cpu.dispatch = overhead;
+  target.backends.push_back(cpu);
+  target.defaultLink.bandwidth = bandwidth;
+  target.defaultLink.convertBandwidth = bandwidth / 2;
+  target.defaultLink.sync = 0;
+  std::error_code ec;
+  llvm::ToolOutputFile file(outputPath, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::errs() << "hwagent-calibrate: cannot write '" << outputPath
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+  file.os() << ::hwagent::printTarget(target) << "\n";
+  file.keep();
+  return 0;
+}
