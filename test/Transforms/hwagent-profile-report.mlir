@@ -11,7 +11,7 @@
 // CHECK-NEXT:   "flops": 1088,
 // CHECK:      "regions": [
 // CHECK:        "id": 0,
-// CHECK-NEXT:   "key": "{{[0-9a-f]{16}}}",
+// CHECK-NEXT:   "key": "{{[0-9a-f]+}}",
 // CHECK-NEXT:   "location": "{{.*}}hwagent-profile-report.mlir:[[@LINE+30]]:8",
 // CHECK-NEXT:   "ops": [
 // CHECK:          "linalg.matmul",
