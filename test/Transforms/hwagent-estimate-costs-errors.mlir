@@ -1,0 +1,30 @@
+// Malformed inputs get one diagnostic naming the file and the field.
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=apple-m9" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: hwagent-estimate-costs: unknown target 'apple-m9' (built-in targets: apple-m1 apple-m2-pro apple-m4 apple-m4-max host; or give the path of a target JSON file)
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: hwagent-estimate-costs: {{.*}}Inputs/missing.json: cannot read: No such file or directory
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/bad-target-type.json" 2>&1 | FileCheck %s --check-prefix=BADTYPE
+// BADTYPE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-target-type.json: backends[0].bandwidth: expected a number
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/not-json.json" 2>&1 | FileCheck %s --check-prefix=NOTJSON
+// NOTJSON: error: hwagent-estimate-costs: {{.*}}Inputs/not-json.json: (top level): not valid JSON: {{.*}}
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=apple-m4 telemetry=%S/Inputs/bad-telemetry.json" 2>&1 | FileCheck %s --check-prefix=TELEMETRY
+// TELEMETRY: error: hwagent-estimate-costs: {{.*}}Inputs/bad-telemetry.json: utilization.ane: must be in [0, 1]
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/simple-target.json profile-db=%S/Inputs/bad-profile.json" 2>&1 | FileCheck %s --check-prefix=PROFILE
+// PROFILE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-profile.json: entries[0].backend: unknown backend 'tpu'
+
+// A profile recorded on another target is stale: reported, then ignored.
+// RUN: hwagent-opt %s --hwagent-form-regions --hwagent-estimate-costs="target=%S/Inputs/simple-target.json profile-db=%S/Inputs/stale-profile.json" 2>&1 | FileCheck %s --check-prefix=STALE
+// STALE: warning: hwagent-estimate-costs: {{.*}}stale-profile.json was recorded on target 'apple-m1', not 'simple'; its 1 entries are stale and ignored
+// exp over 64 floats: 512 bytes moved at 1 GB/s = 5.12e-7 s (memory-bound).
+// STALE: costs = #hwagent.costs<cpu = 5.120000e-07 note "memory-bound"
+
+func.func @f(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %r = math.exp %a : tensor<64xf32>
+  return %r : tensor<64xf32>
+}
