@@ -194,8 +194,28 @@ struct EstimateCostsPass
       }
       estimate.region.setCostsAttr(CostsAttr::get(ctx, entries));
     }
-    module->setAttr("hwagent.target",
-                    StringAttr::get(ctx, targetDesc->name));
+    module->setAttr("hwagent.target", toAttr(ctx, *targetDesc));
+  }
+
+  /// The target as an IR attribute, so the annotated module says what it was
+  /// estimated for. It summarizes: per backend the highest peak, and the
+  /// default link.
+  static TargetAttr toAttr(MLIRContext *ctx,
+                           const cm::TargetDescription &target) {
+    SmallVector<DeviceAttr> devices;
+    for (const cm::BackendDescription &b : target.backends) {
+      double peak = 0;
+      for (auto &[type, value] : b.peakFlops)
+        peak = std::max(peak, value);
+      devices.push_back(DeviceAttr::get(
+          ctx, static_cast<Backend>(b.kind), APFloat(peak),
+          APFloat(b.rampFlops), APFloat(b.rampExponent), APFloat(b.bandwidth),
+          APFloat(b.dispatch), b.sramBytes, APFloat(b.spillFactor),
+          APFloat(b.compile), b.maxDim, b.maxRank));
+    }
+    return TargetAttr::get(ctx, StringRef(target.name), devices,
+                           APFloat(target.defaultLink.bandwidth),
+                           APFloat(target.defaultLink.sync));
   }
 
   /// Blends matched measurements into the predictions and scales unmatched

@@ -67,7 +67,8 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
     Attaches `#hwagent.costs` to every region: predicted seconds on each
     backend of the target, or `illegal` with the reason, and a note naming
     the binding term (docs/cost-model.md). Regions without features are
-    profiled first.
+    profiled first. The module gets `hwagent.target`, a `#hwagent.target`
+    summary of the target used.
 
     - `target`: a built-in name (apple-m1, apple-m2-pro, apple-m4,
       apple-m4-max, host) or a target JSON file (docs/targets.md);
