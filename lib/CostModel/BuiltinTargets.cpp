@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-using namespace hwagent;
+using namespace hwcore;
 
 namespace {
 struct AppleChip {
@@ -98,7 +98,7 @@ const char *kHostTarget = R"json({
 })json";
 } // namespace
 
-std::vector<std::string> hwagent::builtinTargetNames() {
+std::vector<std::string> hwcore::builtinTargetNames() {
   std::vector<std::string> names;
   for (const AppleChip &chip : kAppleChips)
     names.push_back(chip.name);
@@ -107,7 +107,7 @@ std::vector<std::string> hwagent::builtinTargetNames() {
 }
 
 std::optional<TargetDescription>
-hwagent::getBuiltinTarget(const std::string &name) {
+hwcore::getBuiltinTarget(const std::string &name) {
   std::string text;
   for (const AppleChip &chip : kAppleChips)
     if (name == chip.name)

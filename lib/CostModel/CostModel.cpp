@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
-using namespace hwagent;
+using namespace hwcore;
 
-const char *hwagent::thermalStateName(ThermalState state) {
+const char *hwcore::thermalStateName(ThermalState state) {
   switch (state) {
   case ThermalState::Nominal:
     return "nominal";
@@ -112,7 +112,7 @@ static std::string legalityReason(const RegionProfile &region,
   return "";
 }
 
-CostBreakdown hwagent::predictCost(const RegionProfile &region,
+CostBreakdown hwcore::predictCost(const RegionProfile &region,
                                    const BackendDescription &backend,
                                    const Telemetry &telemetry,
                                    const CostOptions &options) {
@@ -173,7 +173,7 @@ CostBreakdown hwagent::predictCost(const RegionProfile &region,
   return cost;
 }
 
-double hwagent::boundaryCost(const LinkDescription &link, int64_t bytes,
+double hwcore::boundaryCost(const LinkDescription &link, int64_t bytes,
                              bool converts) {
   double b = static_cast<double>(bytes);
   double cost = link.sync + b / link.bandwidth;
@@ -182,7 +182,7 @@ double hwagent::boundaryCost(const LinkDescription &link, int64_t bytes,
   return cost;
 }
 
-std::optional<Telemetry> hwagent::parseTelemetry(const std::string &text,
+std::optional<Telemetry> hwcore::parseTelemetry(const std::string &text,
                                                  std::string &error) {
   JsonReader r(error);
   std::optional<llvm::json::Object> root =

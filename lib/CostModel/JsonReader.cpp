@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-using namespace hwagent;
+using namespace hwcore;
 namespace json = llvm::json;
 
 bool JsonReader::fail(const std::string &path, const std::string &message) {

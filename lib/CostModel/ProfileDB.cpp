@@ -9,10 +9,10 @@
 #include <cctype>
 #include <cmath>
 
-using namespace hwagent;
+using namespace hwcore;
 namespace json = llvm::json;
 
-std::optional<ProfileDB> hwagent::parseProfileDB(const std::string &text,
+std::optional<ProfileDB> hwcore::parseProfileDB(const std::string &text,
                                                  std::string &error) {
   JsonReader r(error);
   std::optional<json::Object> root =
@@ -62,7 +62,7 @@ std::optional<ProfileDB> hwagent::parseProfileDB(const std::string &text,
   return db;
 }
 
-std::string hwagent::printProfileDB(const ProfileDB &db) {
+std::string hwcore::printProfileDB(const ProfileDB &db) {
   json::Array entries;
   for (const ProfileEntry &entry : db.entries)
     entries.push_back(json::Object{{"key", entry.key},
@@ -77,12 +77,12 @@ std::string hwagent::printProfileDB(const ProfileDB &db) {
   return llvm::formatv("{0:2}", json::Value(std::move(root))).str();
 }
 
-double hwagent::measurementWeight(int64_t samples) {
+double hwcore::measurementWeight(int64_t samples) {
   double n = static_cast<double>(std::max<int64_t>(samples, 0));
   return n / (n + 1.0);
 }
 
-double hwagent::learnedCorrection(
+double hwcore::learnedCorrection(
     const std::vector<std::pair<double, double>> &measuredAndPredicted) {
   double sumLog = 0;
   int count = 0;

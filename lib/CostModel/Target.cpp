@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-using namespace hwagent;
+using namespace hwcore;
 namespace json = llvm::json;
 
 static const char *const kBackendNames[kNumBackendKinds] = {"cpu", "ane",
@@ -20,22 +20,22 @@ static const char *const kWorkKindNames[kNumWorkKinds] = {
     "reduction",     "normalization", "pooling",      "data_movement",
     "control_flow",  "opaque"};
 
-const char *hwagent::backendName(BackendKind kind) {
+const char *hwcore::backendName(BackendKind kind) {
   return kBackendNames[static_cast<unsigned>(kind)];
 }
 
-std::optional<BackendKind> hwagent::parseBackendName(const std::string &name) {
+std::optional<BackendKind> hwcore::parseBackendName(const std::string &name) {
   for (unsigned i = 0; i < kNumBackendKinds; ++i)
     if (name == kBackendNames[i])
       return static_cast<BackendKind>(i);
   return std::nullopt;
 }
 
-const char *hwagent::workKindName(unsigned kind) {
+const char *hwcore::workKindName(unsigned kind) {
   return kind < kNumWorkKinds ? kWorkKindNames[kind] : "unknown";
 }
 
-std::optional<unsigned> hwagent::parseWorkKindName(const std::string &name) {
+std::optional<unsigned> hwcore::parseWorkKindName(const std::string &name) {
   for (unsigned i = 0; i < kNumWorkKinds; ++i)
     if (name == kWorkKindNames[i])
       return i;
@@ -168,7 +168,7 @@ static bool readBackend(JsonReader &r, const json::Object &o,
 }
 
 std::optional<TargetDescription>
-hwagent::parseTarget(const std::string &text, std::string &error) {
+hwcore::parseTarget(const std::string &text, std::string &error) {
   JsonReader r(error);
   std::optional<json::Object> root = r.parseDocument(text, "hwagent.target",
                                                      kTargetSchemaVersion);
@@ -246,7 +246,7 @@ static json::Object linkToJson(const LinkDescription &link, bool withEnds) {
   return o;
 }
 
-std::string hwagent::printTarget(const TargetDescription &target) {
+std::string hwcore::printTarget(const TargetDescription &target) {
   json::Array backends;
   for (const BackendDescription &b : target.backends) {
     json::Object peaks;
@@ -294,7 +294,7 @@ std::string hwagent::printTarget(const TargetDescription &target) {
   return text;
 }
 
-std::optional<std::string> hwagent::readTextFile(const std::string &path,
+std::optional<std::string> hwcore::readTextFile(const std::string &path,
                                                  std::string &error) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
@@ -306,7 +306,7 @@ std::optional<std::string> hwagent::readTextFile(const std::string &path,
 }
 
 std::optional<TargetDescription>
-hwagent::resolveTarget(const std::string &nameOrPath, std::string &error) {
+hwcore::resolveTarget(const std::string &nameOrPath, std::string &error) {
   if (std::optional<TargetDescription> builtin = getBuiltinTarget(nameOrPath))
     return builtin;
   bool looksLikePath = nameOrPath.find('/') != std::string::npos ||

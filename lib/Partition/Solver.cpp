@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-using namespace hwagent;
+using namespace hwcore;
 
 unsigned PartitionProblem::addNode(std::vector<double> costs) {
   unary.push_back(std::move(costs));
@@ -20,7 +20,7 @@ void PartitionProblem::addEdge(unsigned u, unsigned v,
   edges.push_back({u, v, std::move(cost)});
 }
 
-double hwagent::evaluate(const PartitionProblem &problem,
+double hwcore::evaluate(const PartitionProblem &problem,
                          const std::vector<unsigned> &labels) {
   double total = 0;
   for (unsigned node = 0; node < problem.numNodes(); ++node) {
@@ -204,7 +204,7 @@ PartitionResult solveExpansion(const PartitionProblem &problem,
 
 } // namespace
 
-std::optional<PartitionResult> hwagent::solve(const PartitionProblem &problem,
+std::optional<PartitionResult> hwcore::solve(const PartitionProblem &problem,
                                               const SolveOptions &options,
                                               std::string &error) {
   unsigned L = problem.numLabels;
@@ -249,7 +249,7 @@ std::optional<PartitionResult> hwagent::solve(const PartitionProblem &problem,
   return result;
 }
 
-PartitionResult hwagent::solveBruteForce(const PartitionProblem &problem) {
+PartitionResult hwcore::solveBruteForce(const PartitionProblem &problem) {
   unsigned n = problem.numNodes(), L = problem.numLabels;
   std::vector<unsigned> labels(n, 0);
   PartitionResult best;

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-using namespace hwagent;
+using namespace hwcore;
 
 namespace {
 

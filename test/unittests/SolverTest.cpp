@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-using namespace hwagent;
+using namespace hwcore;
 
 namespace {
 

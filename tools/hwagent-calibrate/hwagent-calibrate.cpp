@@ -299,12 +299,12 @@ int main(int argc, char **argv) {
 
   if (outputPath.empty())
     return 0;
-  ::hwagent::TargetDescription target;
+  ::hwcore::TargetDescription target;
   target.name = targetName;
   target.description =
       "host CPU measured by hwagent-calibrate (JIT-compiled linalg, one thread)";
-  ::hwagent::BackendDescription cpu;
-  cpu.kind = ::hwagent::BackendKind::cpu;
+  ::hwcore::BackendDescription cpu;
+  cpu.kind = ::hwcore::BackendKind::cpu;
   cpu.peakFlops = {{"f32", peak}, {"default", peak}};
   cpu.rampFlops = rampFlops;
   cpu.rampExponent = exponent;
@@ -321,7 +321,7 @@ int main(int argc, char **argv) {
                  << "': " << ec.message() << "\n";
     return 1;
   }
-  file.os() << ::hwagent::printTarget(target) << "\n";
+  file.os() << ::hwcore::printTarget(target) << "\n";
   file.keep();
   return 0;
 }

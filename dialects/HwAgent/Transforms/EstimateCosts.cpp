@@ -23,7 +23,7 @@ namespace mlir::hwagent {
 
 using namespace mlir;
 using namespace mlir::hwagent;
-namespace cm = ::hwagent;
+namespace cm = ::hwcore;
 
 /// What an accelerator cannot run whatever the op's kind: gathers and
 /// scatters (also as data-dependent reads in a linalg body), bitwise ops and
@@ -107,7 +107,7 @@ static std::string describe(const cm::CostBreakdown &cost) {
 
 namespace {
 struct EstimateCostsPass
-    : public mlir::hwagent::impl::EstimateCostsBase<EstimateCostsPass> {
+    : public hwagent::impl::EstimateCostsBase<EstimateCostsPass> {
   using EstimateCostsBase::EstimateCostsBase;
 
   void runOnOperation() override {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace hwagent {
+namespace hwcore {
 
 /// What the cost model knows of a region: its features (docs/features.md)
 /// plus facts legality needs that the features do not carry.
@@ -103,6 +103,6 @@ CostBreakdown predictCost(const RegionProfile &region,
 /// when `converts`.
 double boundaryCost(const LinkDescription &link, int64_t bytes, bool converts);
 
-} // namespace hwagent
+} // namespace hwcore
 
 #endif // HWAGENT_COSTMODEL_COSTMODEL_H

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace hwagent {
+namespace hwcore {
 
 class JsonReader {
 public:
@@ -59,6 +59,6 @@ private:
   std::string &error;
 };
 
-} // namespace hwagent
+} // namespace hwcore
 
 #endif // HWAGENT_COSTMODEL_JSONREADER_H

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace hwagent {
+namespace hwcore {
 
 struct ProfileEntry {
   /// Structural hash of the region (16 hex digits).
@@ -49,6 +49,6 @@ double measurementWeight(int64_t samples);
 double learnedCorrection(const std::vector<std::pair<double, double>>
                              &measuredAndPredicted);
 
-} // namespace hwagent
+} // namespace hwcore
 
 #endif // HWAGENT_COSTMODEL_PROFILEDB_H

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace hwagent {
+namespace hwcore {
 
 /// Backends a region can be placed on. The numbering matches the dialect's
 /// Backend enum.
@@ -124,6 +124,6 @@ std::optional<TargetDescription> resolveTarget(const std::string &nameOrPath,
 /// apple-m4-max, host); nullopt for an unknown name.
 std::optional<TargetDescription> getBuiltinTarget(const std::string &name);
 
-} // namespace hwagent
+} // namespace hwcore
 
 #endif // HWAGENT_COSTMODEL_TARGET_H

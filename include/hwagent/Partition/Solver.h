@@ -5,7 +5,8 @@
 // alpha-expansion, one min-cut per label and round, accepting a move only
 // when the true objective drops. Infinite unary costs are hard constraints.
 // Plain C++ (Boost.Graph's Boykov-Kolmogorov max-flow), no MLIR: the runtime
-// re-partitions with the same code. docs/partitioning.md.
+// re-partitions with the same code. Namespace hwcore holds this MLIR-free
+// core shared by compiler and runtime. docs/partitioning.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace hwagent {
+namespace hwcore {
 
 constexpr double kIllegal = std::numeric_limits<double>::infinity();
 
@@ -88,6 +89,6 @@ std::optional<PartitionResult> solve(const PartitionProblem &problem,
 /// Exhaustive search, for tests: labels^nodes assignments.
 PartitionResult solveBruteForce(const PartitionProblem &problem);
 
-} // namespace hwagent
+} // namespace hwcore
 
 #endif // HWAGENT_PARTITION_SOLVER_H
