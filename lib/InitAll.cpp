@@ -31,4 +31,7 @@ void hwagent::registerAllDialects(DialectRegistry &registry) {
   registerFeatureExternalModels(registry);
 }
 
-void hwagent::registerAllPasses() { registerHwAgentPasses(); }
+void hwagent::registerAllPasses() {
+  registerHwAgentPasses();
+  registerPartitionBackendsPipeline();
+}

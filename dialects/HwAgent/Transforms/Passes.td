@@ -92,4 +92,66 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
 }
 
+def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
+  let summary = "Place every region on a backend (select_backend)";
+  let description = [{
+    Minimizes the predicted step time: the regions' predicted costs plus the
+    cost of every boundary where a value crosses between backends (including
+    the host, on the CPU, for function arguments and results). Two backends:
+    an exact minimum s-t cut; three: alpha-expansion. Illegal placements are
+    hard constraints. Sets `backend` on every region. docs/partitioning.md.
+
+    - `strategy`: optimal (default), greedy (offload everything an
+      accelerator supports), local (cheapest backend per region, boundaries
+      ignored), cpu, ane; the others are always computed for the report;
+    - `explain`: one remark per region: chosen backend, time on each
+      backend, margin to the runner-up, what decided;
+    - `report=<file|->`: JSON (schema hwagent.partition v1);
+    - `dot=<file>`: the region graph coloured by backend;
+    - `summary`: a table on stderr.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"apple-m4\"",
+           "Built-in target name or target JSON file (as for estimate-costs)">,
+    Option<"strategy", "strategy", "::mlir::hwagent::PartitionStrategy",
+           "::mlir::hwagent::PartitionStrategy::Optimal",
+           "Assignment strategy",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::hwagent::PartitionStrategy::Optimal, "optimal",
+                        "minimum predicted step time (default)"),
+             clEnumValN(::mlir::hwagent::PartitionStrategy::Greedy, "greedy",
+                        "offload everything an accelerator supports"),
+             clEnumValN(::mlir::hwagent::PartitionStrategy::Local, "local",
+                        "cheapest backend per region, boundaries ignored"),
+             clEnumValN(::mlir::hwagent::PartitionStrategy::Cpu, "cpu",
+                        "everything on the CPU"),
+             clEnumValN(::mlir::hwagent::PartitionStrategy::Ane, "ane",
+                        "everything legal on the ANE"))}]>,
+    Option<"explain", "explain", "bool", "false",
+           "Emit one remark per region explaining its placement">,
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the JSON partition report to this file ('-' for stdout)">,
+    Option<"dot", "dot", "std::string", "\"\"",
+           "Write the region graph in Graphviz format to this file">,
+    Option<"summary", "summary", "bool", "false",
+           "Print a summary table to stderr">,
+  ];
+  let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
+}
+
+def InsertTransfers : Pass<"hwagent-insert-transfers", "::mlir::ModuleOp"> {
+  let summary = "Make every boundary between backends an explicit hwagent.transfer";
+  let description = [{
+    After hwagent-assign-backends: every value that crosses from one backend
+    to another (the host counts as the CPU) goes through one
+    `hwagent.transfer`, shared by all consumers on the destination backend.
+    ANE regions exchange f16: their f32 tensor operands and results become
+    f16 at the region boundary (an `arith.extf`/`arith.truncf` inside keeps
+    the body as written until lowering produces the f16 variant), and the
+    transfers into and out of them convert f32 <-> f16.
+  }];
+  let dependentDialects = ["::mlir::hwagent::HwAgentDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

@@ -154,7 +154,7 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
     for (Operation &op : region.getBodyBlock())
       if (!isa<YieldOp>(op) && !isCloneableLeaf(&op) &&
           !op.hasTrait<OpTrait::ConstantLike>() && profiler.getOpWork(&op).opaque)
-        op.emitWarning() << "hwagent-profile: no cost estimate for '"
+        mlir::emitWarning(op.getLoc()) << "hwagent-profile: no cost estimate for '"
                          << op.getName()
                          << "'; counted as opaque with 0 FLOPs";
   }

@@ -47,7 +47,7 @@ public:
   build(FunctionOpInterface function, const ::hwcore::TargetDescription &target);
 
   FunctionOpInterface getFunction() const { return function; }
-  ArrayRef<RegionOp> getRegions() const { return regions; }
+  MutableArrayRef<RegionOp> getRegions() const { return regions; }
   ArrayRef<RegionFlow> getFlows() const { return flows; }
   unsigned getHostNode() const { return regions.size(); }
   /// Backends in label order.
@@ -73,7 +73,7 @@ public:
 private:
   mutable FunctionOpInterface function;
   const ::hwcore::TargetDescription *target = nullptr;
-  std::vector<RegionOp> regions;
+  mutable std::vector<RegionOp> regions;
   std::vector<RegionFlow> flows;
   std::vector<::hwcore::BackendKind> labels;
   ::hwcore::PartitionProblem problem;
