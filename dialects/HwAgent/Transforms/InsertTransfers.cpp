@@ -53,7 +53,8 @@ struct InsertTransfersPass
       if (regions.empty() || done)
         continue;
       if (unassigned) {
-        function.emitError() << "hwagent-insert-transfers: regions without a "
+        mlir::emitError(function.getLoc())
+            << "hwagent-insert-transfers: regions without a "
                                 "backend; run hwagent-assign-backends first";
         return signalPassFailure();
       }
