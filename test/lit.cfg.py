@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.hwagent_obj_root, "test")
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%models", config.shared_models_dir))
 config.substitutions.append(("%examples", os.path.join(config.hwagent_src_root, "examples")))
+config.substitutions.append(("%scripts", os.path.join(config.hwagent_src_root, "scripts")))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]
