@@ -2,7 +2,7 @@
 // MobileNet-style CNN, batch 32, 3x32x32 input: conv3x3 3->32, depthwise 3x3,
 // pointwise 32->256, conv3x3 256->256, global average pool, linear 256->10,
 // softmax cross-entropy, SGD (lr 0.05).
-func.func @train_step(%x: tensor<32x3x32x32xf32>, %y: tensor<32x10xf32>, %w_stem: tensor<32x3x3x3xf32>, %w_dw: tensor<32x3x3xf32>, %w_pw: tensor<256x32x1x1xf32>, %w_conv: tensor<256x256x3x3xf32>, %w_fc: tensor<256x10xf32>, %b_fc: tensor<10xf32>)
+func.func @train_step(%x: tensor<32x3x32x32xf32>, %y_onehot: tensor<32x10xf32> {hwagent.input = "one_hot"}, %w_stem: tensor<32x3x3x3xf32>, %w_dw: tensor<32x3x3xf32>, %w_pw: tensor<256x32x1x1xf32>, %w_conv: tensor<256x256x3x3xf32>, %w_fc: tensor<256x10xf32>, %b_fc: tensor<10xf32>)
     -> (tensor<f32>, tensor<32x3x3x3xf32>, tensor<32x3x3xf32>, tensor<256x32x1x1xf32>, tensor<256x256x3x3xf32>, tensor<256x10xf32>, tensor<10xf32>) {
   %c1 = arith.constant 0.0 : f32
   %c28 = arith.constant 0.0009765625 : f32
@@ -127,7 +127,7 @@ func.func @train_step(%x: tensor<32x3x32x32xf32>, %y: tensor<32x10xf32>, %w_stem
   } -> tensor<32xf32>
   %e49 = tensor.empty() : tensor<32x10xf32>
   %w50 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%y, %b35 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%e49 : tensor<32x10xf32>) {
+      ins(%y_onehot, %b35 : tensor<32x10xf32>, tensor<32x10xf32>) outs(%e49 : tensor<32x10xf32>) {
   ^bb0(%a0: f32, %a1: f32, %acc: f32):
     %s1 = arith.mulf %a0, %a1 : f32
     linalg.yield %s1 : f32
@@ -164,7 +164,7 @@ func.func @train_step(%x: tensor<32x3x32x32xf32>, %y: tensor<32x10xf32>, %w_stem
   } -> tensor<f32>
   %e62 = tensor.empty() : tensor<32x10xf32>
   %w63 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      ins(%p46, %y : tensor<32x10xf32>, tensor<32x10xf32>) outs(%e62 : tensor<32x10xf32>) {
+      ins(%p46, %y_onehot : tensor<32x10xf32>, tensor<32x10xf32>) outs(%e62 : tensor<32x10xf32>) {
   ^bb0(%a0: f32, %a1: f32, %acc: f32):
     %s1 = arith.subf %a0, %a1 : f32
     linalg.yield %s1 : f32

@@ -97,7 +97,7 @@ def build_main(text, num_inputs, eps, one_hot_labels, only=None):
     names = []
     for k, (name, t) in enumerate(args):
         v = f"%arg_{k}"
-        if one_hot_labels and name == "%y":
+        if one_hot_labels and name == "%y_onehot":
             lines += fill(v, t, one_hot)
         else:
             lines += fill(v, t, smooth(0.5 if k >= num_inputs else 1.0, 0.1 * k))

@@ -340,9 +340,14 @@ class Emitter:
                             ["parallel"] * 4 + ["reduction"] * 2, self.mac, init=acc, hint="dx")
 
 
+ONE_HOT = {"%y_onehot"}
+
+
 def function(name, args, results, em, header_comment):
     body_lines = em.consts + em.lines
-    sig = ", ".join(f"{a}: {shape_str(s)}" for a, s in args)
+    # hwagent-run fills inputs marked one_hot with one-hot rows (labels).
+    sig = ", ".join(f"{a}: {shape_str(s)}" + (' {hwagent.input = "one_hot"}' if a in ONE_HOT else "")
+                    for a, s in args)
     res_types = ", ".join(shape_str(s) for _, s in results)
     res_vals = ", ".join(v for v, _ in results)
     out = [header_comment, f"func.func @{name}({sig})", f"    -> ({res_types}) {{"]
@@ -413,7 +418,7 @@ def cnn(cfg):
     b, c0, hw = cfg["batch"], cfg["channels"], cfg["size"]
     c1, c2, k = cfg["stem"], cfg["width"], cfg["classes"]
     em = Emitter()
-    x, y = em.typed("%x", [b, c0, hw, hw]), em.typed("%y", [b, k])
+    x, y = em.typed("%x", [b, c0, hw, hw]), em.typed("%y_onehot", [b, k])
     w1 = em.typed("%w_stem", [c1, c0, 3, 3])
     wd = em.typed("%w_dw", [c1, 3, 3])
     wp = em.typed("%w_pw", [c2, c1, 1, 1])
@@ -453,7 +458,7 @@ def cnn(cfg):
     lr = cfg["lr"]
     params = [(w1, dw1), (wd, dwd), (wp, dwp), (w4, dw4), (wf, dwf), (bf, dbf)]
     results = [(loss, [])] + [(em.sgd(p, gr, lr), em.shape(p)) for p, gr in params]
-    args = [("%x", [b, c0, hw, hw]), ("%y", [b, k])] + [(p, em.shape(p)) for p, _ in params]
+    args = [("%x", [b, c0, hw, hw]), ("%y_onehot", [b, k])] + [(p, em.shape(p)) for p, _ in params]
     return function("train_step", args, results, em,
                     f"// MobileNet-style CNN, batch {b}, {c0}x{hw}x{hw} input: conv3x3 {c0}->{c1}, depthwise 3x3,\n"
                     f"// pointwise {c1}->{c2}, conv3x3 {c2}->{c2}, global average pool, linear {c2}->{k},\n"

@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 config.name = "HWAGENT"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_trace.py",
                    "unittests", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.hwagent_obj_root, "test")
@@ -19,7 +19,7 @@ config.substitutions.append(("%scripts", os.path.join(config.hwagent_src_root, "
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["hwagent-opt", "hwagent-calibrate"], tool_dirs)
+llvm_config.add_tool_substitutions(["hwagent-opt", "hwagent-calibrate", "hwagent-run"], tool_dirs)
 
 # The real models live outside the repository, in ../shared/models.
 if os.path.isdir(config.shared_models_dir):

@@ -26,8 +26,8 @@ void hwagent::registerLoweringPasses() {
 }
 
 StringRef hwagent::getBufferLoweringPipeline() {
-  return "func.func(convert-linalg-to-loops), lower-affine, "
-         "convert-scf-to-cf, expand-strided-metadata, "
+  return "func.func(convert-linalg-to-loops), expand-strided-metadata, "
+         "lower-affine, convert-scf-to-cf, "
          "finalize-memref-to-llvm, convert-math-to-llvm, "
          "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
          "convert-index-to-llvm, reconcile-unrealized-casts";

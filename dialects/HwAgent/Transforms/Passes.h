@@ -7,6 +7,12 @@
 #include "hwagent/Analysis/Partitioner.h"
 #include "hwagent/Analysis/RegionFormation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -21,6 +27,15 @@ namespace mlir::hwagent {
 /// Registers `partition-backends`: form-regions, profile, estimate-costs,
 /// assign-backends and insert-transfers with their shared options.
 void registerPartitionBackendsPipeline();
+
+/// Adds the passes from lowered (hwagent-free) tensor code to the LLVM
+/// dialect: elementwise to linalg, TOSA to linalg, one-shot bufferization,
+/// deallocation, loops, LLVM.
+void buildLowerToLLVMPipeline(OpPassManager &pm);
+
+/// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
+/// passes it uses.
+void registerLowerToLLVMPipeline();
 
 } // namespace mlir::hwagent
 

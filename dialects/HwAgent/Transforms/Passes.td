@@ -154,4 +154,33 @@ def InsertTransfers : Pass<"hwagent-insert-transfers", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LowerToRuntime : Pass<"hwagent-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Outline regions into per-backend variants chosen by the runtime";
+  let description = [{
+    After partitioning: every `hwagent.region` becomes one function per legal
+    backend (`__hwagent_r<N>_cpu` as written; `__hwagent_r<N>_ane` computing
+    in f16 with casts at its boundary; the simulated GPU runs the CPU
+    variant), and the region itself becomes a run-time choice among them:
+    `hwagent_rt_select`, then an `scf.index_switch` whose cases bracket the
+    call with `hwagent_rt_begin`/`hwagent_rt_end`. An ANE execution that the
+    runtime reports failed (or whose results hold inf/NaN) is re-run on the
+    CPU variant with the same inputs. `hwagent.transfer` becomes the
+    conversion it stands for. The region table (ids, keys, legal backends,
+    predicted costs, compile-time assignment, edges with bytes) is emitted
+    as a string returned by `__hwagent_region_table()`; the runtime reads it
+    at session creation (docs/runtime.md).
+  }];
+  let options = [
+    Option<"emitCInterface", "emit-c-interface", "bool", "true",
+           "Add llvm.emit_c_interface to the public functions">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,74 @@
+//===- RegionTable.cpp - the table generated code hands the runtime -------===//
+
+#include "RegionTable.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace hwagent_rt {
+
+const char *backendName(int backend) {
+  static const char *const names[kNumBackends] = {"cpu", "ane", "gpu"};
+  return backend >= 0 && backend < kNumBackends ? names[backend] : "unknown";
+}
+
+absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
+  RegionTable table;
+  int lineNumber = 0;
+  bool sawHeader = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++lineNumber;
+    std::vector<absl::string_view> f =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f.empty())
+      continue;
+    auto bad = [&](absl::string_view what) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("region table line ", lineNumber, ": ", what));
+    };
+    if (!sawHeader) {
+      int version = 0;
+      if (f.size() != 2 || f[0] != "hwagent-region-table" ||
+          !absl::SimpleAtoi(f[1], &version))
+        return bad("expected 'hwagent-region-table <version>'");
+      if (version != 1)
+        return bad(absl::StrCat("version ", version,
+                                " is not supported (this runtime reads 1)"));
+      sawHeader = true;
+      continue;
+    }
+    if (f[0] == "target" && f.size() == 2) {
+      table.target = std::string(f[1]);
+    } else if (f[0] == "region" && f.size() == 10) {
+      RegionInfo r;
+      r.key = std::string(f[2]);
+      if (!absl::SimpleAtoi(f[1], &r.id) || !absl::SimpleAtoi(f[3], &r.assigned) ||
+          !absl::SimpleAtoi(f[4], &r.legalMask) ||
+          !absl::SimpleAtod(f[5], &r.predicted[0]) ||
+          !absl::SimpleAtod(f[6], &r.predicted[1]) ||
+          !absl::SimpleAtod(f[7], &r.predicted[2]) ||
+          !absl::SimpleAtoi(f[8], &r.flops) || !absl::SimpleAtoi(f[9], &r.bytes))
+        return bad("malformed region entry");
+      if (r.assigned < 0 || r.assigned >= kNumBackends || !r.legal(r.assigned))
+        return bad(absl::StrCat("region ", r.id,
+                                " is assigned to a backend it cannot run on"));
+      if (!r.legal(0))
+        return bad(absl::StrCat("region ", r.id, " has no CPU variant"));
+      table.regions.push_back(std::move(r));
+    } else if (f[0] == "edge" && f.size() == 4) {
+      EdgeInfo e;
+      if (!absl::SimpleAtoi(f[1], &e.from) || !absl::SimpleAtoi(f[2], &e.to) ||
+          !absl::SimpleAtoi(f[3], &e.bytes))
+        return bad("malformed edge entry");
+      table.edges.push_back(e);
+    } else {
+      return bad(absl::StrCat("unknown entry '", f[0], "'"));
+    }
+  }
+  if (!sawHeader)
+    return absl::InvalidArgumentError("region table is empty");
+  return table;
+}
+
+} // namespace hwagent_rt

@@ -1,0 +1,373 @@
+//===- Session.cpp - libhwagent_rt sessions and the C ABI -----------------===//
+//
+// The hot path (select, begin, end) takes no lock unless logging or tracing
+// is on: per-region counters are atomics and the open execution lives in a
+// thread-local. CPU executions are timed with the monotonic clock; ANE/GPU
+// executions run their numerics on this CPU (the simulator) and are charged
+// the target's predicted time from the region table, with optional noise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include "RegionTable.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/random/distributions.h"
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using hwagent_rt::kNumBackends;
+
+namespace {
+
+int64_t nowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct RegionState {
+  std::atomic<int32_t> backend{0};
+  std::atomic<int64_t> executions[kNumBackends] = {};
+  std::atomic<int64_t> nanos[kNumBackends] = {};
+  std::atomic<int64_t> faults{0};
+};
+
+struct TraceEvent {
+  int64_t region;
+  int backend;
+  double start, seconds;
+  int64_t step;
+  bool fault;
+};
+
+/// The execution a thread has open between begin and end.
+struct OpenExecution {
+  int64_t region = -1;
+  int32_t backend = 0;
+  int64_t start = 0;
+};
+thread_local OpenExecution openExecution;
+
+} // namespace
+
+struct hwagent_session {
+  hwagent_rt::RegionTable table;
+  absl::flat_hash_map<int64_t, uint32_t> indexOf;
+  std::unique_ptr<RegionState[]> states;
+  hwagent_options_t options;
+  std::string lastError;
+
+  // Current step (nanoseconds, per backend).
+  std::atomic<int64_t> stepNanos[kNumBackends] = {};
+  std::atomic<int64_t> stepWallStart{0};
+  std::atomic<int64_t> steps{0};
+  std::atomic<int64_t> faults{0};
+  hwagent_step_stats_t last = {};
+
+  absl::Mutex mutex;
+  std::FILE *log ABSL_GUARDED_BY(mutex) = nullptr;
+  std::vector<TraceEvent> trace ABSL_GUARDED_BY(mutex);
+  double virtualNow ABSL_GUARDED_BY(mutex) = 0;
+  absl::BitGen rng ABSL_GUARDED_BY(mutex);
+
+  const hwagent_rt::RegionInfo *lookup(int64_t id, uint32_t *index) const {
+    auto it = indexOf.find(id);
+    if (it == indexOf.end())
+      return nullptr;
+    *index = it->second;
+    return &table.regions[it->second];
+  }
+
+  double simulatedSeconds(const hwagent_rt::RegionInfo &region, int backend) {
+    double seconds = region.predicted[backend];
+    if (options.sim_noise > 0) {
+      absl::MutexLock lock(&mutex);
+      seconds *= std::exp(absl::Gaussian<double>(rng, 0.0, options.sim_noise));
+    }
+    return seconds;
+  }
+
+  void record(const hwagent_rt::RegionInfo &region, int backend, double seconds,
+              double wallSeconds, bool fault) {
+    if (!log && !options.trace_path)
+      return;
+    absl::MutexLock lock(&mutex);
+    int64_t step = steps.load(std::memory_order_relaxed);
+    if (log)
+      absl::FPrintF(log,
+                    "{\"type\": \"region\", \"step\": %d, \"region\": %d, "
+                    "\"backend\": \"%s\", \"simulated\": %s, \"seconds\": %.9g, "
+                    "\"wall_seconds\": %.9g, \"fault\": %s}\n",
+                    step, region.id, hwagent_rt::backendName(backend),
+                    backend == HWAGENT_BACKEND_CPU ? "false" : "true", seconds,
+                    wallSeconds, fault ? "true" : "false");
+    if (options.trace_path) {
+      trace.push_back({region.id, backend, virtualNow, seconds, step, fault});
+      virtualNow += seconds;
+    }
+  }
+
+  void writeTrace() {
+    absl::MutexLock lock(&mutex);
+    if (!options.trace_path)
+      return;
+    std::FILE *file = std::fopen(options.trace_path, "w");
+    if (!file)
+      return;
+    std::fprintf(file, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+    static const char *const tracks[kNumBackends] = {
+        "cpu (measured)", "ane (simulated)", "gpu (simulated)"};
+    for (int b = 0; b < kNumBackends; ++b)
+      std::fprintf(file,
+                   "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, "
+                   "\"tid\": %d, \"args\": {\"name\": \"%s\"}},\n",
+                   b, tracks[b]);
+    std::fprintf(file,
+                 "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
+                 "\"args\": {\"name\": \"hwagent %s\"}}",
+                 table.target.c_str());
+    for (const TraceEvent &e : trace)
+      std::fprintf(file,
+                   ",\n{\"name\": \"region %lld\", \"cat\": \"%s\", \"ph\": "
+                   "\"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": "
+                   "%.3f, \"args\": {\"step\": %lld, \"simulated\": %s, "
+                   "\"fault\": %s}}",
+                   static_cast<long long>(e.region),
+                   hwagent_rt::backendName(e.backend), e.backend,
+                   e.start * 1e6, e.seconds * 1e6,
+                   static_cast<long long>(e.step),
+                   e.backend == HWAGENT_BACKEND_CPU ? "false" : "true",
+                   e.fault ? "true" : "false");
+    std::fprintf(file, "\n]}\n");
+    std::fclose(file);
+  }
+};
+
+namespace {
+std::atomic<hwagent_session *> currentSession{nullptr};
+} // namespace
+
+extern "C" {
+
+uint32_t hwagent_rt_api_version(void) { return HWAGENT_RT_API_VERSION; }
+
+void hwagent_options_init(hwagent_options_t *options) {
+  *options = hwagent_options_t{};
+  options->struct_size = sizeof(hwagent_options_t);
+  options->sim_noise = 0.0;
+  options->seed = 1;
+  options->force_backend = -1;
+  options->fault_region = -1;
+  options->fault_step = -1;
+}
+
+hwagent_status_t hwagent_session_create(const char *regionTable,
+                                        const hwagent_options_t *options,
+                                        hwagent_session_t **session) {
+  if (!regionTable || !session)
+    return HWAGENT_INVALID_ARGUMENT;
+  *session = nullptr;
+  hwagent_options_t defaults;
+  hwagent_options_init(&defaults);
+  if (options && options->struct_size != sizeof(hwagent_options_t))
+    return HWAGENT_VERSION_MISMATCH;
+  absl::StatusOr<hwagent_rt::RegionTable> table =
+      hwagent_rt::parseRegionTable(regionTable);
+  if (!table.ok()) {
+    std::fprintf(stderr, "hwagent runtime: %s\n",
+                 std::string(table.status().message()).c_str());
+    return HWAGENT_INVALID_ARGUMENT;
+  }
+  auto s = std::make_unique<hwagent_session>();
+  s->options = options ? *options : defaults;
+  s->table = std::move(*table);
+  s->states = std::make_unique<RegionState[]>(s->table.regions.size());
+  for (uint32_t i = 0; i < s->table.regions.size(); ++i) {
+    const hwagent_rt::RegionInfo &r = s->table.regions[i];
+    s->indexOf[r.id] = i;
+    int backend = r.assigned;
+    int forced = s->options.force_backend;
+    if (forced >= 0 && forced < kNumBackends)
+      backend = r.legal(forced) ? forced : 0;
+    s->states[i].backend.store(backend);
+  }
+  {
+    absl::MutexLock lock(&s->mutex);
+    s->rng = absl::BitGen(std::seed_seq{s->options.seed});
+    if (s->options.log_path) {
+      s->log = std::fopen(s->options.log_path, "w");
+      if (!s->log)
+        return HWAGENT_IO_ERROR;
+    }
+  }
+  s->stepWallStart.store(nowNanos());
+  *session = s.release();
+  return HWAGENT_OK;
+}
+
+void hwagent_session_destroy(hwagent_session_t *session) {
+  if (!session)
+    return;
+  hwagent_session_t *expected = session;
+  currentSession.compare_exchange_strong(expected, nullptr);
+  session->writeTrace();
+  {
+    absl::MutexLock lock(&session->mutex);
+    if (session->log)
+      std::fclose(session->log);
+    session->log = nullptr;
+  }
+  delete session;
+}
+
+const char *hwagent_session_last_error(const hwagent_session_t *session) {
+  return session ? session->lastError.c_str() : "no session";
+}
+
+void hwagent_session_make_current(hwagent_session_t *session) {
+  currentSession.store(session);
+}
+
+int32_t hwagent_rt_select(int64_t region) {
+  hwagent_session_t *s = currentSession.load(std::memory_order_acquire);
+  uint32_t index;
+  if (!s || !s->lookup(region, &index))
+    return HWAGENT_BACKEND_CPU;
+  return s->states[index].backend.load(std::memory_order_relaxed);
+}
+
+void hwagent_rt_begin(int64_t region, int32_t backend) {
+  openExecution.region = region;
+  openExecution.backend = backend;
+  openExecution.start = nowNanos();
+}
+
+int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
+  int64_t end = nowNanos();
+  hwagent_session_t *s = currentSession.load(std::memory_order_acquire);
+  uint32_t index;
+  const hwagent_rt::RegionInfo *info = s ? s->lookup(region, &index) : nullptr;
+  if (!info || backend < 0 || backend >= kNumBackends)
+    return 0;
+  double wall = (openExecution.region == region)
+                    ? static_cast<double>(end - openExecution.start) * 1e-9
+                    : 0.0;
+  double seconds = backend == HWAGENT_BACKEND_CPU
+                       ? wall
+                       : s->simulatedSeconds(*info, backend);
+  bool fault = false;
+  if (backend == HWAGENT_BACKEND_ANE) {
+    int64_t step = s->steps.load(std::memory_order_relaxed);
+    bool injected = s->options.fault_region == region &&
+                    (s->options.fault_step < 0 || s->options.fault_step == step);
+    fault = nonfinite != 0 || injected;
+  }
+  RegionState &state = s->states[index];
+  int64_t nanos = static_cast<int64_t>(seconds * 1e9);
+  state.executions[backend].fetch_add(1, std::memory_order_relaxed);
+  state.nanos[backend].fetch_add(nanos, std::memory_order_relaxed);
+  s->stepNanos[backend].fetch_add(nanos, std::memory_order_relaxed);
+  if (fault) {
+    state.faults.fetch_add(1, std::memory_order_relaxed);
+    s->faults.fetch_add(1, std::memory_order_relaxed);
+  }
+  s->record(*info, backend, seconds, wall, fault);
+  openExecution.region = -1;
+  return fault ? 1 : 0;
+}
+
+hwagent_status_t hwagent_session_end_step(hwagent_session_t *s, double loss) {
+  if (!s)
+    return HWAGENT_INVALID_ARGUMENT;
+  int64_t now = nowNanos();
+  hwagent_step_stats_t stats = {};
+  double total = 0;
+  double perBackend[kNumBackends];
+  for (int b = 0; b < kNumBackends; ++b) {
+    perBackend[b] = s->stepNanos[b].exchange(0) * 1e-9;
+    total += perBackend[b];
+  }
+  for (int b = 0; b < kNumBackends; ++b)
+    stats.share[b] = total > 0 ? perBackend[b] / total : 0;
+  stats.last_step_seconds = total;
+  stats.last_wall_seconds = (now - s->stepWallStart.exchange(now)) * 1e-9;
+  stats.steps = s->steps.fetch_add(1) + 1;
+  stats.faults = s->faults.load();
+  {
+    absl::MutexLock lock(&s->mutex);
+    s->last = stats;
+    if (s->log)
+      absl::FPrintF(s->log,
+                    "{\"type\": \"step\", \"step\": %d, \"loss\": %.9g, "
+                    "\"step_seconds\": %.9g, \"wall_seconds\": %.9g, "
+                    "\"share\": {\"cpu\": %.4f, \"ane\": %.4f, \"gpu\": %.4f}, "
+                    "\"faults\": %d}\n",
+                    stats.steps - 1, loss, stats.last_step_seconds,
+                    stats.last_wall_seconds, stats.share[0], stats.share[1],
+                    stats.share[2], stats.faults);
+  }
+  return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_pin(hwagent_session_t *s, int64_t region,
+                                     int32_t backend) {
+  uint32_t index;
+  const hwagent_rt::RegionInfo *info = s ? s->lookup(region, &index) : nullptr;
+  if (!info) {
+    if (s)
+      s->lastError = absl::StrCat("no region ", region);
+    return s ? HWAGENT_NOT_FOUND : HWAGENT_INVALID_ARGUMENT;
+  }
+  if (backend < 0 || backend >= kNumBackends || !info->legal(backend)) {
+    s->lastError = absl::StrCat("region ", region, " cannot run on backend ",
+                                hwagent_rt::backendName(backend));
+    return HWAGENT_INVALID_ARGUMENT;
+  }
+  s->states[index].backend.store(backend);
+  return HWAGENT_OK;
+}
+
+uint32_t hwagent_session_num_regions(const hwagent_session_t *s) {
+  return s ? static_cast<uint32_t>(s->table.regions.size()) : 0;
+}
+
+hwagent_status_t hwagent_session_region_stats(const hwagent_session_t *s,
+                                              uint32_t index,
+                                              hwagent_region_stats_t *stats) {
+  if (!s || !stats)
+    return HWAGENT_INVALID_ARGUMENT;
+  if (index >= s->table.regions.size())
+    return HWAGENT_NOT_FOUND;
+  const RegionState &state = s->states[index];
+  stats->region_id = s->table.regions[index].id;
+  for (int b = 0; b < kNumBackends; ++b) {
+    stats->executions[b] = state.executions[b].load();
+    stats->seconds[b] = state.nanos[b].load() * 1e-9;
+  }
+  stats->faults = state.faults.load();
+  return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_step_stats(const hwagent_session_t *s,
+                                            hwagent_step_stats_t *stats) {
+  if (!s || !stats)
+    return HWAGENT_INVALID_ARGUMENT;
+  absl::MutexLock lock(&const_cast<hwagent_session_t *>(s)->mutex);
+  *stats = s->last;
+  return HWAGENT_OK;
+}
+
+} // extern "C"
