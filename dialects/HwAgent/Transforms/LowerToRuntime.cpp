@@ -168,6 +168,17 @@ struct LowerToRuntimePass
       lowerTransfer(transfer);
 
     emitRegionTable(module, records, edges);
+    // The output is hwagent-free: drop the annotations (their information is
+    // in the region table) so that mlir-translate and other tools accept it.
+    auto strip = [](Operation *op) {
+      SmallVector<StringAttr> names;
+      for (NamedAttribute attr : op->getDiscardableAttrs())
+        if (attr.getName().getValue().starts_with("hwagent."))
+          names.push_back(attr.getName());
+      for (StringAttr name : names)
+        op->removeDiscardableAttr(name);
+    };
+    module.walk(strip);
     if (emitCInterface)
       for (auto fn : module.getOps<func::FuncOp>())
         if (fn.isPublic() && !fn.isExternal())

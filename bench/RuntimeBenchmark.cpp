@@ -1,0 +1,42 @@
+//===- RuntimeBenchmark.cpp - runtime overhead per region execution -------===//
+//
+// select + begin + end for one region, as generated code calls them (logging
+// and tracing off). Target (issue 6): <= 100 ns median.
+//
+//   build/bin/hwagent-bench-runtime --benchmark_repetitions=10
+//
+//===----------------------------------------------------------------------===//
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+const char *kTable = "hwagent-region-table 1\ntarget bench\n"
+                     "region 0 00000000000000a0 0 3 1e-3 2e-4 0 1000 100\n";
+
+void regionOverhead(benchmark::State &state) {
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.force_backend = static_cast<int32_t>(state.range(0));
+  hwagent_session_t *session = nullptr;
+  if (hwagent_session_create(kTable, &options, &session) != HWAGENT_OK) {
+    state.SkipWithError("session");
+    return;
+  }
+  hwagent_session_make_current(session);
+  for (auto _ : state) {
+    int32_t backend = hwagent_rt_select(0);
+    hwagent_rt_begin(0, backend);
+    benchmark::DoNotOptimize(hwagent_rt_end(0, backend, 0));
+  }
+  hwagent_session_destroy(session);
+}
+
+} // namespace
+
+BENCHMARK(regionOverhead)->Arg(HWAGENT_BACKEND_CPU)->Arg(HWAGENT_BACKEND_ANE)
+    ->ArgName("backend");
+
+BENCHMARK_MAIN();

@@ -1,0 +1,136 @@
+//===- RuntimeTest.cpp - libhwagent_rt through its C ABI ------------------===//
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const char *kTable = "hwagent-region-table 1\n"
+                     "target test\n"
+                     "region 0 00000000000000a0 1 3 1e-3 2e-4 0 1000 100\n"
+                     "region 1 00000000000000a1 0 1 5e-4 0 0 10 100\n"
+                     "edge -1 0 400\n"
+                     "edge 0 1 400\n";
+
+struct Session {
+  explicit Session(const char *table = kTable, int32_t force = -1,
+                   int64_t faultRegion = -1) {
+    hwagent_options_t options;
+    hwagent_options_init(&options);
+    options.force_backend = force;
+    options.fault_region = faultRegion;
+    status = hwagent_session_create(table, &options, &session);
+    if (session)
+      hwagent_session_make_current(session);
+  }
+  ~Session() { hwagent_session_destroy(session); }
+  hwagent_session_t *session = nullptr;
+  hwagent_status_t status;
+};
+
+TEST(Runtime, VersionAndTableErrors) {
+  EXPECT_EQ(hwagent_rt_api_version(), HWAGENT_RT_API_VERSION);
+  EXPECT_EQ(Session("").status, HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(Session("hwagent-region-table 2\n").status, HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 0 1 x 0 0 0 0\n").status,
+            HWAGENT_INVALID_ARGUMENT);
+  // Assigned to the ANE but only CPU-legal; and no CPU variant.
+  EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 1 1 0 0 0 0 0\n").status,
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 1 2 0 0 0 0 0\n").status,
+            HWAGENT_INVALID_ARGUMENT);
+  hwagent_options_t wrong;
+  hwagent_options_init(&wrong);
+  wrong.struct_size = 8;
+  hwagent_session_t *session = nullptr;
+  EXPECT_EQ(hwagent_session_create(kTable, &wrong, &session),
+            HWAGENT_VERSION_MISMATCH);
+  EXPECT_EQ(session, nullptr);
+}
+
+TEST(Runtime, SelectFollowsTableForceAndPins) {
+  {
+    Session s;
+    ASSERT_EQ(s.status, HWAGENT_OK);
+    EXPECT_EQ(hwagent_session_num_regions(s.session), 2u);
+    EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_ANE);
+    EXPECT_EQ(hwagent_rt_select(1), HWAGENT_BACKEND_CPU);
+    EXPECT_EQ(hwagent_rt_select(42), HWAGENT_BACKEND_CPU); // unknown: CPU
+    EXPECT_EQ(hwagent_session_pin(s.session, 0, HWAGENT_BACKEND_CPU), HWAGENT_OK);
+    EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_CPU);
+    EXPECT_EQ(hwagent_session_pin(s.session, 1, HWAGENT_BACKEND_ANE),
+              HWAGENT_INVALID_ARGUMENT);
+    EXPECT_EQ(std::string(hwagent_session_last_error(s.session)),
+              "region 1 cannot run on backend ane");
+    EXPECT_EQ(hwagent_session_pin(s.session, 7, HWAGENT_BACKEND_CPU),
+              HWAGENT_NOT_FOUND);
+  }
+  Session cpu(kTable, HWAGENT_BACKEND_CPU);
+  EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_CPU);
+  Session ane(kTable, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(hwagent_rt_select(1), HWAGENT_BACKEND_CPU); // not legal there
+}
+
+TEST(Runtime, SimulatedTimesAndFaults) {
+  Session s(kTable, -1, /*faultRegion=*/0);
+  ASSERT_EQ(s.status, HWAGENT_OK);
+  hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(hwagent_rt_end(0, HWAGENT_BACKEND_ANE, 0), 1); // injected
+  hwagent_rt_begin(0, HWAGENT_BACKEND_CPU);
+  EXPECT_EQ(hwagent_rt_end(0, HWAGENT_BACKEND_CPU, 0), 0);
+  hwagent_rt_begin(1, HWAGENT_BACKEND_CPU);
+  EXPECT_EQ(hwagent_rt_end(1, HWAGENT_BACKEND_CPU, 1), 0); // CPU never faults
+  ASSERT_EQ(hwagent_session_end_step(s.session, 1.5), HWAGENT_OK);
+
+  hwagent_region_stats_t r;
+  ASSERT_EQ(hwagent_session_region_stats(s.session, 0, &r), HWAGENT_OK);
+  EXPECT_EQ(r.region_id, 0);
+  EXPECT_EQ(r.executions[HWAGENT_BACKEND_ANE], 1);
+  EXPECT_EQ(r.executions[HWAGENT_BACKEND_CPU], 1);
+  EXPECT_EQ(r.faults, 1);
+  // The ANE is charged the table's prediction (no noise), not its wall time.
+  EXPECT_DOUBLE_EQ(r.seconds[HWAGENT_BACKEND_ANE], 2e-4);
+  EXPECT_EQ(hwagent_session_region_stats(s.session, 2, &r), HWAGENT_NOT_FOUND);
+
+  hwagent_step_stats_t step;
+  ASSERT_EQ(hwagent_session_step_stats(s.session, &step), HWAGENT_OK);
+  EXPECT_EQ(step.steps, 1);
+  EXPECT_EQ(step.faults, 1);
+  EXPECT_NEAR(step.share[0] + step.share[1] + step.share[2], 1.0, 1e-9);
+  EXPECT_GE(step.last_step_seconds, 2e-4);
+}
+
+TEST(Runtime, NonFiniteAneResultsFault) {
+  Session s;
+  hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(hwagent_rt_end(0, HWAGENT_BACKEND_ANE, 1), 1);
+  hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(hwagent_rt_end(0, HWAGENT_BACKEND_ANE, 0), 0);
+}
+
+TEST(Runtime, ConcurrentExecutionsAreCounted) {
+  Session s;
+  const int threads = 4, iterations = 2000;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (int i = 0; i < iterations; ++i) {
+        int32_t b = hwagent_rt_select(1);
+        hwagent_rt_begin(1, b);
+        hwagent_rt_end(1, b, 0);
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  hwagent_region_stats_t r;
+  ASSERT_EQ(hwagent_session_region_stats(s.session, 1, &r), HWAGENT_OK);
+  EXPECT_EQ(r.executions[HWAGENT_BACKEND_CPU], threads * iterations);
+}
+
+} // namespace
