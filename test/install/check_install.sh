@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs hwagent into a fresh prefix, then builds examples/trainer as a
+# user would: a separate CMake project with find_package(hwagent).
+set -euo pipefail
+build="$1"; source="$2"; work="$3"
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+cmake -S "$source/examples/trainer" -B "$work/trainer" -G Ninja \
+  -Dhwagent_DIR="$work/prefix/lib/cmake/hwagent" \
+  -DHWAGENT_OPT="$work/prefix/bin/hwagent-opt" > "$work/configure.log"
+cmake --build "$work/trainer" > "$work/build.log"
+"$work/trainer/bin/hwagent-cnn-trainer" 20
