@@ -11,6 +11,7 @@
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "RegionTable.h"
+#include "Telemetry.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/random/distributions.h"
@@ -23,7 +24,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -76,6 +79,29 @@ struct hwagent_session {
   std::atomic<int64_t> steps{0};
   std::atomic<int64_t> faults{0};
   hwagent_step_stats_t last = {};
+
+  // Scripted scenario: per-backend slowdown and thermal state in force.
+  std::vector<hwagent_rt::ScenarioEvent> scenario;
+  size_t nextEvent = 0;
+  std::atomic<double> slowdown[kNumBackends] = {1.0, 1.0, 1.0};
+  std::atomic<int> thermal{-1};
+  hwagent_rt::CpuUtilization cpuUtilization;
+
+  /// Applies the scenario events due at `step`.
+  void applyScenario(int64_t step) {
+    while (nextEvent < scenario.size() && scenario[nextEvent].step <= step) {
+      const hwagent_rt::ScenarioEvent &e = scenario[nextEvent++];
+      if (e.backend >= 0)
+        slowdown[e.backend].store(e.slowdown);
+      else
+        thermal.store(e.thermal);
+    }
+  }
+  /// Multiplier the scenario puts on `backend`'s time (1 without one).
+  double scenarioFactor(int backend) const {
+    return slowdown[backend].load(std::memory_order_relaxed) *
+           hwagent_rt::thermalFactor(thermal.load(std::memory_order_relaxed));
+  }
 
   absl::Mutex mutex;
   std::FILE *log ABSL_GUARDED_BY(mutex) = nullptr;
@@ -204,6 +230,25 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
       backend = r.legal(forced) ? forced : 0;
     s->states[i].backend.store(backend);
   }
+  if (s->options.scenario_path) {
+    std::ifstream file(s->options.scenario_path);
+    if (!file) {
+      std::fprintf(stderr, "hwagent runtime: cannot read scenario '%s'\n",
+                   s->options.scenario_path);
+      return HWAGENT_IO_ERROR;
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    absl::StatusOr<std::vector<hwagent_rt::ScenarioEvent>> events =
+        hwagent_rt::parseScenario(text.str());
+    if (!events.ok()) {
+      std::fprintf(stderr, "hwagent runtime: %s: %s\n", s->options.scenario_path,
+                   std::string(events.status().message()).c_str());
+      return HWAGENT_INVALID_ARGUMENT;
+    }
+    s->scenario = std::move(*events);
+    s->applyScenario(0);
+  }
   {
     absl::MutexLock lock(&s->mutex);
     s->rng = absl::BitGen(std::seed_seq{s->options.seed});
@@ -265,9 +310,10 @@ int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
   double wall = (openExecution.region == region)
                     ? static_cast<double>(end - openExecution.start) * 1e-9
                     : 0.0;
-  double seconds = backend == HWAGENT_BACKEND_CPU
-                       ? wall
-                       : s->simulatedSeconds(*info, backend);
+  double seconds = (backend == HWAGENT_BACKEND_CPU
+                        ? wall
+                        : s->simulatedSeconds(*info, backend)) *
+                   s->scenarioFactor(backend);
   bool fault = false;
   if (backend == HWAGENT_BACKEND_ANE) {
     int64_t step = s->steps.load(std::memory_order_relaxed);
@@ -314,11 +360,16 @@ hwagent_status_t hwagent_session_end_step(hwagent_session_t *s, double loss) {
                     "{\"type\": \"step\", \"step\": %d, \"loss\": %.9g, "
                     "\"step_seconds\": %.9g, \"wall_seconds\": %.9g, "
                     "\"share\": {\"cpu\": %.4f, \"ane\": %.4f, \"gpu\": %.4f}, "
-                    "\"faults\": %d}\n",
+                    "\"faults\": %d, \"scenario\": {\"cpu\": %.3g, "
+                    "\"ane\": %.3g, \"gpu\": %.3g, \"thermal\": %d}}\n",
                     stats.steps - 1, loss, stats.last_step_seconds,
                     stats.last_wall_seconds, stats.share[0], stats.share[1],
-                    stats.share[2], stats.faults);
+                    stats.share[2], stats.faults, s->slowdown[0].load(),
+                    s->slowdown[1].load(), s->slowdown[2].load(),
+                    s->thermal.load());
   }
+  // The next step runs under the events due then.
+  s->applyScenario(stats.steps);
   return HWAGENT_OK;
 }
 
@@ -337,6 +388,35 @@ hwagent_status_t hwagent_session_pin(hwagent_session_t *s, int64_t region,
     return HWAGENT_INVALID_ARGUMENT;
   }
   s->states[index].backend.store(backend);
+  return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_telemetry(hwagent_session_t *s,
+                                           hwagent_telemetry_t *telemetry) {
+  if (!s || !telemetry)
+    return HWAGENT_INVALID_ARGUMENT;
+  *telemetry = hwagent_telemetry_t{};
+  {
+    absl::MutexLock lock(&s->mutex);
+    telemetry->utilization[0] = std::max(0.0, s->cpuUtilization.sample());
+  }
+  for (int b = 1; b < kNumBackends; ++b)
+    telemetry->utilization[b] = 1.0 - 1.0 / s->slowdown[b].load();
+  hwagent_rt::ThermalReading zones = hwagent_rt::readThermalZones();
+  telemetry->thermal_zones = zones.zones;
+  telemetry->max_temperature_c = zones.maxCelsius;
+  int scripted = s->thermal.load();
+  if (scripted >= 0)
+    telemetry->thermal_state = scripted;
+  else if (zones.maxCelsius >= 95)
+    telemetry->thermal_state = HWAGENT_THERMAL_CRITICAL;
+  else if (zones.maxCelsius >= 85)
+    telemetry->thermal_state = HWAGENT_THERMAL_SERIOUS;
+  else if (zones.maxCelsius >= 75)
+    telemetry->thermal_state = HWAGENT_THERMAL_FAIR;
+  else
+    telemetry->thermal_state = HWAGENT_THERMAL_NOMINAL;
+  telemetry->free_memory_bytes = hwagent_rt::readAvailableMemory();
   return HWAGENT_OK;
 }
 

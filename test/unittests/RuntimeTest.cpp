@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <string>
 #include <thread>
 #include <vector>
@@ -131,6 +133,67 @@ TEST(Runtime, ConcurrentExecutionsAreCounted) {
   hwagent_region_stats_t r;
   ASSERT_EQ(hwagent_session_region_stats(s.session, 1, &r), HWAGENT_OK);
   EXPECT_EQ(r.executions[HWAGENT_BACKEND_CPU], threads * iterations);
+}
+
+} // namespace
+
+namespace {
+
+std::string writeFile(const std::string &name, const std::string &text) {
+  std::string path = testing::TempDir() + name;
+  FILE *f = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(Runtime, ScenarioSlowsSimulatedBackends) {
+  std::string path = writeFile("scenario.txt", "hwagent-scenario 1\n"
+                                               "# another app takes the ANE\n"
+                                               "at 1 ane slowdown 3\n"
+                                               "at 2 thermal serious\n");
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.scenario_path = path.c_str();
+  hwagent_session_t *s = nullptr;
+  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  hwagent_session_make_current(s);
+  double expected[] = {2e-4, 6e-4, 9e-4}; // x1, x3, x3 * 1.5 (serious)
+  for (double seconds : expected) {
+    hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
+    hwagent_rt_end(0, HWAGENT_BACKEND_ANE, 0);
+    hwagent_session_end_step(s, 0);
+    hwagent_step_stats_t step;
+    hwagent_session_step_stats(s, &step);
+    EXPECT_NEAR(step.last_step_seconds, seconds, 1e-9);
+  }
+  hwagent_telemetry_t t;
+  ASSERT_EQ(hwagent_session_telemetry(s, &t), HWAGENT_OK);
+  EXPECT_NEAR(t.utilization[HWAGENT_BACKEND_ANE], 2.0 / 3.0, 1e-12);
+  EXPECT_EQ(t.thermal_state, HWAGENT_THERMAL_SERIOUS);
+  EXPECT_GT(t.free_memory_bytes, 0);
+  hwagent_session_destroy(s);
+}
+
+TEST(Runtime, BadScenariosAreRejected) {
+  for (const char *text : {"", "hwagent-scenario 2\n", "hwagent-scenario 1\nat x ane slowdown 2\n",
+                           "hwagent-scenario 1\nat 3 ane slowdown 0.5\n",
+                           "hwagent-scenario 1\nat 3 tpu slowdown 2\n",
+                           "hwagent-scenario 1\nat 3 thermal hot\n"}) {
+    std::string path = writeFile("bad.txt", text);
+    hwagent_options_t options;
+    hwagent_options_init(&options);
+    options.scenario_path = path.c_str();
+    hwagent_session_t *s = nullptr;
+    EXPECT_EQ(hwagent_session_create(kTable, &options, &s),
+              HWAGENT_INVALID_ARGUMENT)
+        << text;
+  }
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.scenario_path = "/nonexistent/scenario";
+  hwagent_session_t *s = nullptr;
+  EXPECT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_IO_ERROR);
 }
 
 } // namespace

@@ -70,6 +70,9 @@ static cl::opt<double> simNoise("sim-noise",
                                 cl::init(0.0));
 static cl::opt<int> printEvery("print-every", cl::desc("Progress every N steps"),
                                cl::init(1));
+static cl::opt<std::string> scenarioPath(
+    "scenario", cl::desc("Scenario file scripting contention/thermal events"),
+    cl::init(""));
 static cl::list<std::string> pins("pin",
                                   cl::desc("Pin a region: <id>=cpu|ane|gpu"),
                                   cl::CommaSeparated);
@@ -224,6 +227,7 @@ int main(int argc, char **argv) {
   options.log_path = logPath.empty() ? nullptr : logPath.c_str();
   options.trace_path = tracePath.empty() ? nullptr : tracePath.c_str();
   options.fault_region = faultRegion;
+  options.scenario_path = scenarioPath.empty() ? nullptr : scenarioPath.c_str();
   options.fault_step = faultStep;
   if (backend == "cpu")
     options.force_backend = HWAGENT_BACKEND_CPU;

@@ -59,6 +59,9 @@ typedef struct hwagent_options {
   int64_t fault_region;
   /** ... at this step (-1 = every step). */
   int64_t fault_step;
+  /** Scenario file scripting contention and thermal events (NULL = none);
+   *  format in docs/runtime.md. */
+  const char *scenario_path;
 } hwagent_options_t;
 
 void hwagent_options_init(hwagent_options_t *options);
@@ -94,6 +97,33 @@ void hwagent_rt_begin(int64_t region, int32_t backend);
 /** Ends it; `nonfinite` != 0 when a result holds inf/NaN. Returns 1 when
  *  the execution failed and generated code must re-run the CPU variant. */
 int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite);
+
+/* ---- Telemetry ---------------------------------------------------------- */
+
+typedef enum hwagent_thermal {
+  HWAGENT_THERMAL_NOMINAL = 0,
+  HWAGENT_THERMAL_FAIR = 1,
+  HWAGENT_THERMAL_SERIOUS = 2,
+  HWAGENT_THERMAL_CRITICAL = 3,
+} hwagent_thermal_t;
+
+typedef struct hwagent_telemetry {
+  /** Share of each backend used by others, in [0, 1]: the CPU's from
+   *  /proc/stat since the previous call (busy time of the whole machine),
+   *  the simulated backends' from the scenario's contention. */
+  double utilization[HWAGENT_NUM_BACKENDS];
+  /** From the scenario when it sets one, else from the hottest thermal zone
+   *  (>= 75 C fair, >= 85 C serious, >= 95 C critical), else nominal. */
+  int32_t thermal_state;
+  int32_t thermal_zones;
+  /** Hottest zone in degrees Celsius, -1 without zones. */
+  double max_temperature_c;
+  /** MemAvailable from /proc/meminfo, 0 when unknown. */
+  int64_t free_memory_bytes;
+} hwagent_telemetry_t;
+
+hwagent_status_t hwagent_session_telemetry(hwagent_session_t *session,
+                                           hwagent_telemetry_t *telemetry);
 
 /* ---- Statistics ------------------------------------------------------- */
 
@@ -134,10 +164,12 @@ hwagent_status_t hwagent_session_step_stats(const hwagent_session_t *session,
 static_assert(sizeof(hwagent_region_stats_t) == 64, "hwagent_region_stats_t");
 static_assert(sizeof(hwagent_step_stats_t) == 56, "hwagent_step_stats_t");
 static_assert(sizeof(hwagent_backend_t) == 4, "enum size");
+static_assert(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
 #else
 _Static_assert(sizeof(hwagent_region_stats_t) == 64, "hwagent_region_stats_t");
 _Static_assert(sizeof(hwagent_step_stats_t) == 56, "hwagent_step_stats_t");
 _Static_assert(sizeof(hwagent_backend_t) == 4, "enum size");
+_Static_assert(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
 #endif
 
 #endif /* HWAGENT_RT_HWAGENT_RT_H */

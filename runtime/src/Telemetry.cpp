@@ -1,0 +1,121 @@
+//===- Telemetry.cpp - host telemetry and scripted scenarios --------------===//
+
+#include "Telemetry.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace hwagent_rt {
+
+double thermalFactor(int state) {
+  static const double factors[] = {1.0, 1.1, 1.5, 3.0};
+  return state >= 0 && state <= 3 ? factors[state] : 1.0;
+}
+
+absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text) {
+  std::vector<ScenarioEvent> events;
+  int lineNumber = 0;
+  bool sawHeader = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++lineNumber;
+    line = line.substr(0, line.find('#'));
+    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f.empty())
+      continue;
+    auto bad = [&](absl::string_view what) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("scenario line ", lineNumber, ": ", what));
+    };
+    if (!sawHeader) {
+      if (f.size() != 2 || f[0] != "hwagent-scenario" || f[1] != "1")
+        return bad("expected 'hwagent-scenario 1'");
+      sawHeader = true;
+      continue;
+    }
+    ScenarioEvent e;
+    if (f.size() < 4 || f[0] != "at" || !absl::SimpleAtoi(f[1], &e.step) || e.step < 0)
+      return bad("expected 'at <step> ...'");
+    static const char *const backends[] = {"cpu", "ane", "gpu"};
+    static const char *const states[] = {"nominal", "fair", "serious", "critical"};
+    if (f[2] == "thermal" && f.size() == 4) {
+      for (int s = 0; s < 4; ++s)
+        if (f[3] == states[s])
+          e.thermal = s;
+      if (e.thermal < 0)
+        return bad(absl::StrCat("unknown thermal state '", f[3], "'"));
+    } else if (f.size() == 5 && f[3] == "slowdown") {
+      for (int b = 0; b < 3; ++b)
+        if (f[2] == backends[b])
+          e.backend = b;
+      if (e.backend < 0)
+        return bad(absl::StrCat("unknown backend '", f[2], "'"));
+      if (!absl::SimpleAtod(f[4], &e.slowdown) || !(e.slowdown >= 1.0))
+        return bad("slowdown must be a number >= 1");
+    } else {
+      return bad("expected '<backend> slowdown <factor>' or 'thermal <state>'");
+    }
+    events.push_back(e);
+  }
+  if (!sawHeader)
+    return absl::InvalidArgumentError("scenario is empty");
+  std::stable_sort(events.begin(), events.end(),
+                   [](const ScenarioEvent &a, const ScenarioEvent &b) {
+                     return a.step < b.step;
+                   });
+  return events;
+}
+
+double CpuUtilization::sample() {
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  uint64_t values[8] = {};
+  if (!(stat >> label) || label != "cpu")
+    return -1;
+  for (uint64_t &v : values)
+    stat >> v;
+  uint64_t idle = values[3] + values[4];
+  uint64_t total = 0;
+  for (uint64_t v : values)
+    total += v;
+  uint64_t busy = total - idle;
+  double share = -1;
+  if (lastTotal && total > lastTotal)
+    share = double(busy - lastBusy) / double(total - lastTotal);
+  lastBusy = busy;
+  lastTotal = total;
+  return share;
+}
+
+ThermalReading readThermalZones() {
+  ThermalReading reading;
+  for (int zone = 0; zone < 64; ++zone) {
+    std::ifstream file(absl::StrCat("/sys/class/thermal/thermal_zone", zone, "/temp"));
+    if (!file)
+      break;
+    long milli = 0;
+    if (file >> milli) {
+      ++reading.zones;
+      reading.maxCelsius = std::max(reading.maxCelsius, milli / 1000.0);
+    }
+  }
+  return reading;
+}
+
+int64_t readAvailableMemory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kb;
+  std::string unit;
+  while (meminfo >> key >> kb >> unit)
+    if (key == "MemAvailable:")
+      return kb * 1024;
+  return 0;
+}
+
+} // namespace hwagent_rt

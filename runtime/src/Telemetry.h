@@ -1,0 +1,53 @@
+//===- Telemetry.h - host telemetry and scripted scenarios ------*- C++ -*-===//
+
+#ifndef HWAGENT_RT_TELEMETRY_H
+#define HWAGENT_RT_TELEMETRY_H
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace hwagent_rt {
+
+/// One scripted event: from `step` on, `backend`'s simulated/charged time is
+/// multiplied by `slowdown` (another app uses it), or the thermal state
+/// changes.
+struct ScenarioEvent {
+  int64_t step = 0;
+  int backend = -1;     // -1 for a thermal event
+  double slowdown = 1;  // >= 1
+  int thermal = -1;     // 0..3 for a thermal event
+};
+
+/// Parses a scenario file:
+///   hwagent-scenario 1
+///   at <step> <cpu|ane|gpu> slowdown <factor>
+///   at <step> thermal <nominal|fair|serious|critical>
+/// ('#' starts a comment). Events are returned sorted by step.
+absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text);
+
+/// Time multiplier of a thermal state (the cost model's factors).
+double thermalFactor(int state);
+
+/// Busy share of the machine's CPUs between two calls (from /proc/stat);
+/// -1 when unavailable.
+class CpuUtilization {
+public:
+  double sample();
+
+private:
+  uint64_t lastBusy = 0, lastTotal = 0;
+};
+
+struct ThermalReading {
+  int zones = 0;
+  double maxCelsius = -1;
+};
+ThermalReading readThermalZones();
+int64_t readAvailableMemory();
+
+} // namespace hwagent_rt
+
+#endif // HWAGENT_RT_TELEMETRY_H
