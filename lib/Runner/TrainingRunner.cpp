@@ -12,6 +12,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
@@ -104,6 +105,36 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module, const RunnerOptions &option
   for (unsigned i = 0; i < type.getNumInputs(); ++i)
     if (auto kind = fn.getArgAttrOfType<StringAttr>(i, "hwagent.input"))
       oneHot[i] = kind.getValue() == "one_hot";
+
+  // Refuse steps whose tensors cannot fit: generated code would fail to
+  // allocate them. The largest single tensor is a lower bound of the need.
+  int64_t largest = 0;
+  module->walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(t);
+          tensor && tensor.hasStaticShape() && tensor.getElementType().isIntOrFloat())
+        largest = std::max<int64_t>(
+            largest, tensor.getNumElements() *
+                         ((tensor.getElementTypeBitWidth() + 7) / 8));
+  });
+  hwagent_telemetry_t telemetry = {};
+  hwagent_options_t probeOptions;
+  hwagent_options_init(&probeOptions);
+  hwagent_session_t *probe = nullptr;
+  if (hwagent_session_create("hwagent-region-table 1\n", &probeOptions, &probe) ==
+      HWAGENT_OK) {
+    hwagent_session_telemetry(probe, &telemetry);
+    hwagent_session_destroy(probe);
+  }
+  if (telemetry.free_memory_bytes > 0 && largest > telemetry.free_memory_bytes) {
+    errs << llvm::formatv(
+        "hwagent-run: @{0} has a tensor of {1:f1} GiB but only {2:f1} GiB of "
+        "memory are available; run a smaller variant "
+        "(scripts/gen_workloads.py --small)\n",
+        options.entry, largest / double(1ull << 30),
+        telemetry.free_memory_bytes / double(1ull << 30));
+    return nullptr;
+  }
 
   bool partitioned = false;
   module->walk([&](RegionOp) { partitioned = true; });
