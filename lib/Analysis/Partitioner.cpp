@@ -28,8 +28,9 @@ const char *hwagent::stringifyPartitionStrategy(PartitionStrategy strategy) {
   return "optimal";
 }
 
-/// "12.3 us" / "4.56 ms" / "1.23 s".
-static std::string formatSeconds(double seconds) {
+std::string hwagent::formatSeconds(double seconds) {
+  if (std::isinf(seconds))
+    return "illegal";
   if (seconds < 1e-3)
     return llvm::formatv("{0:f1} us", seconds * 1e6).str();
   if (seconds < 1.0)

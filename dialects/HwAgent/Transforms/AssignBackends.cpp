@@ -27,16 +27,6 @@ namespace cm = ::hwcore;
 /// Version of the partition report schema (docs/partitioning.md).
 static constexpr int64_t kPartitionSchemaVersion = 1;
 
-static std::string seconds(double value) {
-  if (std::isinf(value))
-    return "illegal";
-  if (value < 1e-3)
-    return llvm::formatv("{0:f1} us", value * 1e6).str();
-  if (value < 1.0)
-    return llvm::formatv("{0:f2} ms", value * 1e3).str();
-  return llvm::formatv("{0:f2} s", value).str();
-}
-
 namespace {
 struct Solved {
   FunctionPartition partition;
@@ -127,17 +117,17 @@ struct AssignBackendsPass
         os << llvm::formatv("  {0,-7} {1,-8}", region.getIdAttr().getInt(),
                             cm::backendName(p.getLabels()[label]));
         for (unsigned l = 0; l < p.getLabels().size(); ++l)
-          os << llvm::formatv(" {0,12}", seconds(p.unaryCost(node, l)));
+          os << llvm::formatv(" {0,12}", formatSeconds(p.unaryCost(node, l)));
         os << llvm::formatv(" {0,12}\n",
-                            seconds(p.boundaryCost(node, entry.labels())));
+                            formatSeconds(p.boundaryCost(node, entry.labels())));
       }
       os << "  predicted step time:";
       for (PartitionStrategy each : kAllStrategies)
         os << " " << stringifyPartitionStrategy(each) << " "
-           << seconds(entry.results.at(each).objective)
+           << formatSeconds(entry.results.at(each).objective)
            << (each == PartitionStrategy::Ane ? "\n" : ",");
       os << "  boundaries (" << stringifyPartitionStrategy(entry.chosen)
-         << "): " << seconds(p.totalBoundaryCost(entry.labels())) << "\n";
+         << "): " << formatSeconds(p.totalBoundaryCost(entry.labels())) << "\n";
     }
   }
 
@@ -244,13 +234,13 @@ struct AssignBackendsPass
                           "{3})\";\n",
                           index, p.getFunction().getName(),
                           stringifyPartitionStrategy(entry.chosen),
-                          seconds(entry.results.at(entry.chosen).objective));
+                          formatSeconds(entry.results.at(entry.chosen).objective));
       for (auto [node, region] : llvm::enumerate(p.getRegions())) {
         unsigned label = entry.labels()[node];
         os << llvm::formatv(
             "    f{0}_r{1} [label=\"r{1}\\n{2} {3}\", fillcolor=\"{4}\"];\n",
             index, node, cm::backendName(p.getLabels()[label]),
-            seconds(p.unaryCost(node, label)),
+            formatSeconds(p.unaryCost(node, label)),
             colors[static_cast<unsigned>(p.getLabels()[label])]);
       }
       os << llvm::formatv("    f{0}_r{1} [label=\"host (cpu)\", "
@@ -262,7 +252,7 @@ struct AssignBackendsPass
         os << llvm::formatv(
             "    f{0}_r{1} -> f{0}_r{2} [label=\"{3} B{4}\"{5}];\n", index,
             flow.from, flow.to, flow.bytes,
-            cost > 0 ? "\\n" + seconds(cost) : std::string(),
+            cost > 0 ? "\\n" + formatSeconds(cost) : std::string(),
             cost > 0 ? ", color=red" : "");
       }
       os << "  }\n";

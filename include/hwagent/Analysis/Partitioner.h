@@ -30,6 +30,9 @@ constexpr PartitionStrategy kAllStrategies[] = {
     PartitionStrategy::Optimal, PartitionStrategy::Greedy,
     PartitionStrategy::Local, PartitionStrategy::Cpu, PartitionStrategy::Ane};
 
+/// "12.3 us" / "4.56 ms" / "1.23 s"; "illegal" for an infinite time.
+std::string formatSeconds(double seconds);
+
 /// A value flowing from one node to another (host = last node).
 struct RegionFlow {
   unsigned from = 0, to = 0;
