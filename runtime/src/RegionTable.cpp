@@ -13,6 +13,13 @@ const char *backendName(int backend) {
   return backend >= 0 && backend < kNumBackends ? names[backend] : "unknown";
 }
 
+int RegionTable::indexOf(int64_t id) const {
+  for (size_t i = 0; i < regions.size(); ++i)
+    if (regions[i].id == id)
+      return static_cast<int>(i);
+  return -1;
+}
+
 absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
   RegionTable table;
   int lineNumber = 0;
@@ -56,12 +63,27 @@ absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
       if (!r.legal(0))
         return bad(absl::StrCat("region ", r.id, " has no CPU variant"));
       table.regions.push_back(std::move(r));
-    } else if (f[0] == "edge" && f.size() == 4) {
+    } else if (f[0] == "edge" && (f.size() == 4 || f.size() == 5)) {
       EdgeInfo e;
+      int converts = 1;
       if (!absl::SimpleAtoi(f[1], &e.from) || !absl::SimpleAtoi(f[2], &e.to) ||
-          !absl::SimpleAtoi(f[3], &e.bytes))
+          !absl::SimpleAtoi(f[3], &e.bytes) ||
+          (f.size() == 5 && !absl::SimpleAtoi(f[4], &converts)))
         return bad("malformed edge entry");
+      e.converts = converts != 0;
       table.edges.push_back(e);
+    } else if (f[0] == "link" && f.size() == 4) {
+      if (!absl::SimpleAtod(f[1], &table.linkBandwidth) ||
+          !absl::SimpleAtod(f[2], &table.linkConvertBandwidth) ||
+          !absl::SimpleAtod(f[3], &table.linkSync) || table.linkBandwidth <= 0)
+        return bad("malformed link entry");
+    } else if (f[0] == "compile" && f.size() == 3) {
+      int backend;
+      double seconds;
+      if (!absl::SimpleAtoi(f[1], &backend) || backend < 0 ||
+          backend >= kNumBackends || !absl::SimpleAtod(f[2], &seconds))
+        return bad("malformed compile entry");
+      table.compile[backend] = seconds;
     } else {
       return bad(absl::StrCat("unknown entry '", f[0], "'"));
     }

@@ -5,7 +5,9 @@
 //   hwagent-region-table 1
 //   target <name>
 //   region <id> <key> <assigned> <legal-mask> <t_cpu> <t_ane> <t_gpu> <flops> <bytes>
-//   edge <from-id|-1 for host> <to-id|-1> <bytes>
+//   edge <from-id|-1 for host> <to-id|-1> <bytes> [<converts 0|1>]
+//   link <bandwidth B/s> <convert bandwidth B/s> <sync s>     (optional)
+//   compile <backend> <seconds>                              (optional)
 //
 // Times are the compiler's predictions in seconds (0 where illegal).
 //
@@ -40,12 +42,22 @@ struct RegionInfo {
 
 struct EdgeInfo {
   int64_t from = -1, to = -1, bytes = 0;
+  /// f32 data: converted to f16 when it crosses to or from the ANE.
+  bool converts = true;
 };
 
 struct RegionTable {
   std::string target;
   std::vector<RegionInfo> regions;
   std::vector<EdgeInfo> edges;
+  /// Boundary price: sync + bytes / bandwidth (+ bytes / convertBandwidth
+  /// when f32 data crosses to or from the ANE).
+  double linkBandwidth = 1e11, linkConvertBandwidth = 5e10, linkSync = 2e-4;
+  /// One-time cost of first running a backend's variant (compilation).
+  double compile[kNumBackends] = {0, 0, 0};
+
+  /// Table index of region `id`, -1 for the host or an unknown id.
+  int indexOf(int64_t id) const;
 };
 
 /// Parses the table; errors name the line.

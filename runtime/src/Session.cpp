@@ -10,6 +10,7 @@
 
 #include "hwagent_rt/hwagent_rt.h"
 
+#include "Adaptive.h"
 #include "RegionTable.h"
 #include "Telemetry.h"
 
@@ -43,6 +44,8 @@ int64_t nowNanos() {
 
 struct RegionState {
   std::atomic<int32_t> backend{0};
+  /// The backend its last completed execution ran on.
+  std::atomic<int32_t> lastRun{0};
   std::atomic<int64_t> executions[kNumBackends] = {};
   std::atomic<int64_t> nanos[kNumBackends] = {};
   std::atomic<int64_t> faults{0};
@@ -86,6 +89,34 @@ struct hwagent_session {
   std::atomic<double> slowdown[kNumBackends] = {1.0, 1.0, 1.0};
   std::atomic<int> thermal{-1};
   hwagent_rt::CpuUtilization cpuUtilization;
+
+  // Adaptive state (guarded by adaptiveMutex).
+  absl::Mutex adaptiveMutex;
+  hwagent_rt::AdaptiveParameters adaptiveParams;
+  hwagent_rt::OnlineModel model ABSL_GUARDED_BY(adaptiveMutex);
+  std::vector<bool> compiled ABSL_GUARDED_BY(adaptiveMutex);
+  std::vector<int64_t> switchSteps ABSL_GUARDED_BY(adaptiveMutex);
+  hwagent_regret_t regret ABSL_GUARDED_BY(adaptiveMutex) = {};
+  std::vector<double> truthTotals ABSL_GUARDED_BY(adaptiveMutex);
+  std::atomic<int32_t> exploreRegion{-1};
+  int64_t lastMeasured[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {-1, -1, -1};
+  std::atomic<int32_t> exploreBackend{0};
+
+  /// The expected time of region `index` on `backend` this step (the
+  /// simulator's truth: the prediction under the scenario's factors).
+  double truth(unsigned index, int backend) const {
+    return table.regions[index].predicted[backend] * scenarioFactor(backend);
+  }
+
+  std::vector<int32_t> currentBackends() const {
+    std::vector<int32_t> backends(table.regions.size());
+    for (size_t i = 0; i < backends.size(); ++i)
+      backends[i] = states[i].backend.load(std::memory_order_relaxed);
+    return backends;
+  }
+
+  void adaptAtStepEnd(int64_t step);
+  void writeProfile();
 
   /// Applies the scenario events due at `step`.
   void applyScenario(int64_t step) {
@@ -182,6 +213,150 @@ struct hwagent_session {
   }
 };
 
+void hwagent_session::adaptAtStepEnd(int64_t step) {
+  absl::MutexLock lock(&adaptiveMutex);
+  std::vector<int32_t> current = currentBackends();
+  // Regret bookkeeping against the simulator's truth for this step; what
+  // actually ran includes exploration probes.
+  if (options.simulate_cpu) {
+    auto truthCost = [&](size_t r, int b) { return truth(r, b); };
+    std::vector<int32_t> ran(table.regions.size());
+    for (size_t r = 0; r < ran.size(); ++r)
+      ran[r] = states[r].lastRun.load(std::memory_order_relaxed);
+    regret.actual_seconds += hwagent_rt::stepTime(table, ran, truthCost);
+    regret.oracle_seconds += hwagent_rt::bestStepTime(table, truthCost, 1.0);
+    for (size_t r = 0; r < table.regions.size(); ++r)
+      for (int b = 0; b < kNumBackends; ++b)
+        truthTotals[r * kNumBackends + b] += truth(r, b);
+    regret.steps = step + 1;
+    regret.best_fixed_seconds = hwagent_rt::bestStepTime(
+        table, [&](size_t r, int b) { return truthTotals[r * kNumBackends + b]; },
+        double(regret.steps));
+  }
+  if (!options.adaptive)
+    return;
+  model.advance();
+  hwagent_rt::Decision decision =
+      hwagent_rt::decide(table, model, current, compiled, adaptiveParams);
+  if (!decision.switchWorthIt &&
+      decision.proposedSeconds < decision.currentSeconds) {
+    // A better assignment exists but does not clear the bar: say why.
+    absl::MutexLock logLock(&mutex);
+    if (log)
+      absl::FPrintF(log,
+                    "{\"type\": \"decision\", \"step\": %d, \"current_seconds\": "
+                    "%.9g, \"proposed_seconds\": %.9g, \"gain_stddev\": %.9g, "
+                    "\"reason\": \"%s\"}\n",
+                    step, decision.currentSeconds, decision.proposedSeconds,
+                    decision.gainStdDev, decision.reason);
+  }
+  if (decision.switchWorthIt) {
+    std::vector<int64_t> ids;
+    for (const hwagent_rt::RegionInfo &r : table.regions)
+      ids.push_back(r.id);
+    hwagent_repartition_t event = {};
+    event.step = step;
+    event.num_regions = static_cast<uint32_t>(ids.size());
+    event.region_ids = ids.data();
+    event.old_backends = current.data();
+    event.new_backends = decision.backends.data();
+    event.current_seconds = decision.currentSeconds;
+    event.proposed_seconds = decision.proposedSeconds;
+    event.reason = decision.reason;
+    bool vetoed = options.on_repartition &&
+                  options.on_repartition(options.on_repartition_user, &event) != 0;
+    if (vetoed) {
+      ++regret.vetoes;
+    } else {
+      for (size_t i = 0; i < table.regions.size(); ++i) {
+        states[i].backend.store(decision.backends[i]);
+        compiled[i * kNumBackends + decision.backends[i]] = true;
+      }
+      ++regret.switches;
+      switchSteps.push_back(step);
+    }
+    absl::MutexLock logLock(&mutex);
+    if (log)
+      absl::FPrintF(log,
+                    "{\"type\": \"repartition\", \"step\": %d, \"applied\": %s, "
+                    "\"current_seconds\": %.9g, \"proposed_seconds\": %.9g, "
+                    "\"reason\": \"%s\"}\n",
+                    step, vetoed ? "false" : "true", decision.currentSeconds,
+                    decision.proposedSeconds, decision.reason);
+  }
+  // Exploration: the backend measured least recently (that some region
+  // could move to) gets one probe at the next step, on the region that
+  // would gain most by moving there if the estimate holds; what the probe
+  // teaches about the backend's offset carries to all its regions.
+  for (size_t r = 0; r < table.regions.size(); ++r)
+    lastMeasured[current[r]] = step;
+  if (options.explore_every > 0 && (step + 1) % options.explore_every == 0) {
+    int bestBackend = -1;
+    for (int b = 0; b < kNumBackends; ++b) {
+      bool movable = false;
+      for (size_t r = 0; r < table.regions.size(); ++r)
+        movable |= table.regions[r].legal(b) && current[r] != b;
+      if (movable && (bestBackend < 0 || lastMeasured[b] < lastMeasured[bestBackend]))
+        bestBackend = b;
+    }
+    if (bestBackend >= 0) {
+      int bestRegion = -1;
+      double bestGain = 0;
+      for (size_t r = 0; r < table.regions.size(); ++r) {
+        if (!table.regions[r].legal(bestBackend) || current[r] == bestBackend)
+          continue;
+        double gain = model.get(r, current[r]).seconds() -
+                      model.get(r, bestBackend).seconds();
+        if (bestRegion < 0 || gain > bestGain) {
+          bestRegion = int(r);
+          bestGain = gain;
+        }
+      }
+      exploreBackend.store(bestBackend);
+      exploreRegion.store(bestRegion);
+      lastMeasured[bestBackend] = step + 1;
+      ++regret.explorations;
+    }
+  }
+}
+
+void hwagent_session::writeProfile() {
+  if (!options.profile_out)
+    return;
+  std::string text = absl::StrCat(
+      "{\"schema\": \"hwagent.profile-db\", \"version\": 1, \"target\": \"",
+      table.target, "\", \"entries\": [");
+  bool first = true;
+  for (size_t i = 0; i < table.regions.size(); ++i)
+    for (int b = 0; b < kNumBackends; ++b) {
+      int64_t n = states[i].executions[b].load();
+      if (n == 0)
+        continue;
+      double seconds = states[i].nanos[b].load() * 1e-9 / double(n);
+      bool simulated = b != HWAGENT_BACKEND_CPU || options.simulate_cpu;
+      absl::StrAppend(&text, first ? "\n" : ",\n",
+                      absl::StrFormat("  {\"key\": \"%s\", \"backend\": \"%s\", "
+                                      "\"seconds\": %.9g, \"samples\": %d, "
+                                      "\"simulated\": %s}",
+                                      table.regions[i].key,
+                                      hwagent_rt::backendName(b), seconds, n,
+                                      simulated ? "true" : "false"));
+      first = false;
+    }
+  text += "\n]}\n";
+  // Atomic: write a temporary file, then rename it over the target.
+  std::string temporary = std::string(options.profile_out) + ".tmp";
+  std::FILE *file = std::fopen(temporary.c_str(), "w");
+  if (!file)
+    return;
+  bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  ok &= std::fclose(file) == 0;
+  if (ok)
+    std::rename(temporary.c_str(), options.profile_out);
+  else
+    std::remove(temporary.c_str());
+}
+
 namespace {
 std::atomic<hwagent_session *> currentSession{nullptr};
 } // namespace
@@ -229,6 +404,7 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
     if (forced >= 0 && forced < kNumBackends)
       backend = r.legal(forced) ? forced : 0;
     s->states[i].backend.store(backend);
+    s->states[i].lastRun.store(backend);
   }
   if (s->options.scenario_path) {
     std::ifstream file(s->options.scenario_path);
@@ -258,6 +434,17 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
         return HWAGENT_IO_ERROR;
     }
   }
+  if (s->options.horizon > 0)
+    s->adaptiveParams.horizon = s->options.horizon;
+  {
+    absl::MutexLock lock(&s->adaptiveMutex);
+    s->model.reset(s->table, s->adaptiveParams);
+    s->compiled.assign(s->table.regions.size() * kNumBackends, false);
+    // The compile-time assignment's variants are built before training.
+    for (uint32_t i = 0; i < s->table.regions.size(); ++i)
+      s->compiled[i * kNumBackends + s->states[i].backend.load()] = true;
+    s->truthTotals.assign(s->table.regions.size() * kNumBackends, 0.0);
+  }
   s->stepWallStart.store(nowNanos());
   *session = s.release();
   return HWAGENT_OK;
@@ -269,6 +456,7 @@ void hwagent_session_destroy(hwagent_session_t *session) {
   hwagent_session_t *expected = session;
   currentSession.compare_exchange_strong(expected, nullptr);
   session->writeTrace();
+  session->writeProfile();
   {
     absl::MutexLock lock(&session->mutex);
     if (session->log)
@@ -291,6 +479,11 @@ int32_t hwagent_rt_select(int64_t region) {
   uint32_t index;
   if (!s || !s->lookup(region, &index))
     return HWAGENT_BACKEND_CPU;
+  if (s->exploreRegion.load(std::memory_order_relaxed) == int32_t(index)) {
+    int32_t expected = int32_t(index);
+    if (s->exploreRegion.compare_exchange_strong(expected, -1))
+      return s->exploreBackend.load();
+  }
   return s->states[index].backend.load(std::memory_order_relaxed);
 }
 
@@ -310,9 +503,8 @@ int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
   double wall = (openExecution.region == region)
                     ? static_cast<double>(end - openExecution.start) * 1e-9
                     : 0.0;
-  double seconds = (backend == HWAGENT_BACKEND_CPU
-                        ? wall
-                        : s->simulatedSeconds(*info, backend)) *
+  bool measured = backend == HWAGENT_BACKEND_CPU && !s->options.simulate_cpu;
+  double seconds = (measured ? wall : s->simulatedSeconds(*info, backend)) *
                    s->scenarioFactor(backend);
   bool fault = false;
   if (backend == HWAGENT_BACKEND_ANE) {
@@ -322,6 +514,7 @@ int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
     fault = nonfinite != 0 || injected;
   }
   RegionState &state = s->states[index];
+  state.lastRun.store(fault ? HWAGENT_BACKEND_CPU : backend, std::memory_order_relaxed);
   int64_t nanos = static_cast<int64_t>(seconds * 1e9);
   state.executions[backend].fetch_add(1, std::memory_order_relaxed);
   state.nanos[backend].fetch_add(nanos, std::memory_order_relaxed);
@@ -331,6 +524,11 @@ int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
     s->faults.fetch_add(1, std::memory_order_relaxed);
   }
   s->record(*info, backend, seconds, wall, fault);
+  if (s->options.adaptive) {
+    absl::MutexLock lock(&s->adaptiveMutex);
+    s->model.update(index, backend, seconds);
+    s->compiled[index * kNumBackends + backend] = true;
+  }
   openExecution.region = -1;
   return fault ? 1 : 0;
 }
@@ -368,6 +566,7 @@ hwagent_status_t hwagent_session_end_step(hwagent_session_t *s, double loss) {
                     s->slowdown[1].load(), s->slowdown[2].load(),
                     s->thermal.load());
   }
+  s->adaptAtStepEnd(stats.steps - 1);
   // The next step runs under the events due then.
   s->applyScenario(stats.steps);
   return HWAGENT_OK;
@@ -418,6 +617,27 @@ hwagent_status_t hwagent_session_telemetry(hwagent_session_t *s,
     telemetry->thermal_state = HWAGENT_THERMAL_NOMINAL;
   telemetry->free_memory_bytes = hwagent_rt::readAvailableMemory();
   return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_regret(const hwagent_session_t *s,
+                                        hwagent_regret_t *regret) {
+  if (!s || !regret)
+    return HWAGENT_INVALID_ARGUMENT;
+  auto *session = const_cast<hwagent_session_t *>(s);
+  absl::MutexLock lock(&session->adaptiveMutex);
+  *regret = session->regret;
+  return HWAGENT_OK;
+}
+
+uint32_t hwagent_session_switch_steps(const hwagent_session_t *s, int64_t *steps,
+                                      uint32_t capacity) {
+  if (!s)
+    return 0;
+  auto *session = const_cast<hwagent_session_t *>(s);
+  absl::MutexLock lock(&session->adaptiveMutex);
+  for (uint32_t i = 0; i < capacity && i < session->switchSteps.size(); ++i)
+    steps[i] = session->switchSteps[i];
+  return static_cast<uint32_t>(session->switchSteps.size());
 }
 
 uint32_t hwagent_session_num_regions(const hwagent_session_t *s) {

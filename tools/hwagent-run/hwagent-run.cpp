@@ -20,6 +20,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -56,6 +57,21 @@ static cl::opt<int64_t> faultStep("fault-step",
 static cl::opt<double> simNoise("sim-noise",
                                 cl::desc("Relative noise of simulated times"),
                                 cl::init(0.0));
+static cl::opt<bool> adaptive("adaptive",
+                              cl::desc("Learn costs online and re-partition"),
+                              cl::init(false));
+static cl::opt<bool> simulateCpu(
+    "simulate-cpu",
+    cl::desc("Charge the CPU its predicted time too (deterministic; enables regret)"),
+    cl::init(false));
+static cl::opt<int> exploreEvery("explore-every",
+                                 cl::desc("Explore an under-sampled backend every N steps"),
+                                 cl::init(0));
+static cl::opt<double> horizon("horizon", cl::desc("Steps a switch must pay off over"),
+                               cl::init(50));
+static cl::opt<std::string> profileOut("profile-out",
+                                       cl::desc("Write the measured profile DB here"),
+                                       cl::init(""));
 static cl::list<std::string> pins("pin",
                                   cl::desc("Pin a region: <id>=cpu|ane|gpu"),
                                   cl::CommaSeparated);
@@ -98,6 +114,11 @@ int main(int argc, char **argv) {
   rt.trace_path = tracePath.empty() ? nullptr : tracePath.c_str();
   rt.scenario_path = scenarioPath.empty() ? nullptr : scenarioPath.c_str();
   rt.fault_region = faultRegion;
+  rt.adaptive = adaptive;
+  rt.simulate_cpu = simulateCpu;
+  rt.explore_every = exploreEvery;
+  rt.horizon = horizon;
+  rt.profile_out = profileOut.empty() ? nullptr : profileOut.c_str();
   rt.fault_step = faultStep;
   if (backend == "cpu")
     rt.force_backend = HWAGENT_BACKEND_CPU;
@@ -151,6 +172,30 @@ int main(int argc, char **argv) {
   }
   llvm::outs() << llvm::formatv("hwagent-run: loss {0:e4} -> {1:e4} over {2} steps\n",
                                 firstLoss, lastLoss, steps);
+  hwagent_regret_t regret;
+  if ((adaptive || simulateCpu) &&
+      hwagent_session_regret(session, &regret) == HWAGENT_OK) {
+    int64_t switchSteps[256];
+    uint32_t n = hwagent_session_switch_steps(session, switchSteps, 256);
+    llvm::outs() << llvm::formatv("hwagent-run: {0} re-partitions", n);
+    if (n) {
+      llvm::outs() << " at steps";
+      for (uint32_t i = 0; i < std::min<uint32_t>(n, 256); ++i)
+        llvm::outs() << " " << switchSteps[i];
+    }
+    llvm::outs() << llvm::formatv(", {0} vetoed, {1} explorations\n",
+                                  regret.vetoes, regret.explorations);
+    if (simulateCpu && regret.steps > 0)
+      llvm::outs() << llvm::formatv(
+          "hwagent-run: simulated total {0:f3} ms; regret vs per-step oracle "
+          "{1:f2}% ({2:f3} ms), vs best fixed assignment in hindsight {3:f2}% "
+          "({4:f3} ms)\n",
+          regret.actual_seconds * 1e3,
+          100 * (regret.actual_seconds / regret.oracle_seconds - 1),
+          regret.oracle_seconds * 1e3,
+          100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
+          regret.best_fixed_seconds * 1e3);
+  }
   if (printParams)
     for (unsigned p = 0; p < runner->getNumParams(); ++p) {
       auto [sum, sumAbs] = runner->paramChecksum(p);

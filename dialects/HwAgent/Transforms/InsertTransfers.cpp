@@ -3,6 +3,7 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
+#include "hwagent/Analysis/StructuralHash.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -63,10 +64,15 @@ struct InsertTransfersPass
   }
 
   void insertTransfers(ArrayRef<RegionOp> regions) {
-    // 1. ANE regions take and give f16 at their boundary.
+    // 1. ANE regions take and give f16 at their boundary. Their structural
+    // key is kept from before the casts, so measured profiles still match
+    // the regions estimate-costs sees.
     for (RegionOp region : regions) {
       if (region.getBackend() != Backend::ane)
         continue;
+      region->setAttr("hwagent.key",
+                      StringAttr::get(region.getContext(),
+                                      getStructuralHash(region)));
       Block &body = region.getBodyBlock();
       OpBuilder builder(&body, body.begin());
       for (BlockArgument arg : body.getArguments()) {

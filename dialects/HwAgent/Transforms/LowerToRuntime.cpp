@@ -148,7 +148,7 @@ struct LowerToRuntimePass
     declare("hwagent_rt_end", builder.getFunctionType({i64, i32, i32}, {i32}));
 
     std::vector<RegionRecord> records;
-    std::vector<std::array<int64_t, 3>> edges;
+    std::vector<std::array<int64_t, 4>> edges;
     llvm::DenseMap<Operation *, int64_t> globalIdOf;
     SmallVector<RegionOp> regions;
     module.walk([&](RegionOp region) { regions.push_back(region); });
@@ -187,12 +187,15 @@ struct LowerToRuntimePass
 
   FailureOr<RegionRecord>
   lowerRegion(RegionOp region, llvm::DenseMap<Operation *, int64_t> &globalIdOf,
-              std::vector<std::array<int64_t, 3>> &edges) {
+              std::vector<std::array<int64_t, 4>> &edges) {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     RegionRecord record;
     record.globalId = globalIdOf.lookup(region);
-    record.key = getStructuralHash(region);
+    if (auto key = region->getAttrOfType<StringAttr>("hwagent.key"))
+      record.key = key.str();
+    else
+      record.key = getStructuralHash(region);
     record.assigned = static_cast<int32_t>(region.getBackend().value_or(Backend::cpu));
     record.legalMask = 0;
     if (CostsAttr costs = region.getCostsAttr()) {
@@ -221,7 +224,10 @@ struct LowerToRuntimePass
       int64_t from = -1;
       if (auto it = globalIdOf.find(def); def && it != globalIdOf.end())
         from = it->second;
-      edges.push_back({from, record.globalId, countBytes(input.getType())});
+      Type element = getElementTypeOrSelf(input.getType());
+      bool converts = isa<FloatType>(element) && !element.isF16();
+      edges.push_back({from, record.globalId, countBytes(input.getType()),
+                       converts ? 1 : 0});
     }
 
     // Outline the variants.
@@ -393,12 +399,23 @@ struct LowerToRuntimePass
   }
 
   void emitRegionTable(ModuleOp module, ArrayRef<RegionRecord> records,
-                       ArrayRef<std::array<int64_t, 3>> edges) {
+                       ArrayRef<std::array<int64_t, 4>> edges) {
     std::string text = "hwagent-region-table 1\n";
     std::string target = "unknown";
-    if (auto attr = module->getAttrOfType<TargetAttr>("hwagent.target"))
+    std::string extra;
+    if (auto attr = module->getAttrOfType<TargetAttr>("hwagent.target")) {
       target = attr.getName().str();
-    text += "target " + target + "\n";
+      double bandwidth = attr.getTransferBandwidth().convertToDouble();
+      extra += llvm::formatv("link {0:e} {1:e} {2:e}\n", bandwidth, bandwidth / 2,
+                             attr.getSync().convertToDouble())
+                   .str();
+      for (DeviceAttr device : attr.getDevices())
+        extra += llvm::formatv("compile {0} {1:e}\n",
+                               static_cast<int>(device.getBackend()),
+                               device.getCompile().convertToDouble())
+                     .str();
+    }
+    text += "target " + target + "\n" + extra;
     for (const RegionRecord &r : records)
       text += llvm::formatv("region {0} {1} {2} {3} {4:e} {5:e} {6:e} {7} {8}\n",
                             r.globalId, r.key, r.assigned, r.legalMask,
@@ -406,7 +423,16 @@ struct LowerToRuntimePass
                             r.flops, r.bytes)
                   .str();
     for (const auto &e : edges)
-      text += llvm::formatv("edge {0} {1} {2}\n", e[0], e[1], e[2]).str();
+      text += llvm::formatv("edge {0} {1} {2} {3}\n", e[0], e[1], e[2], e[3]).str();
+    if (!tableOut.empty()) {
+      std::error_code error;
+      llvm::raw_fd_ostream file(tableOut, error);
+      if (error)
+        module.emitWarning() << "hwagent-lower-to-runtime: cannot write '"
+                             << tableOut << "': " << error.message();
+      else
+        file << text;
+    }
     text.push_back('\0');
 
     MLIRContext *ctx = &getContext();

@@ -173,6 +173,8 @@ def LowerToRuntime : Pass<"hwagent-lower-to-runtime", "::mlir::ModuleOp"> {
   let options = [
     Option<"emitCInterface", "emit-c-interface", "bool", "true",
            "Add llvm.emit_c_interface to the public functions">,
+    Option<"tableOut", "table-out", "std::string", "\"\"",
+           "Also write the region table to this file">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

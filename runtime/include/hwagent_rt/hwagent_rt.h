@@ -41,6 +41,24 @@ typedef enum hwagent_backend {
 
 typedef struct hwagent_session hwagent_session_t;
 
+/** A re-partition the adaptive runtime is about to apply. */
+typedef struct hwagent_repartition {
+  int64_t step;
+  uint32_t num_regions;
+  uint32_t reserved;
+  const int64_t *region_ids;
+  const int32_t *old_backends;
+  const int32_t *new_backends;
+  /** Predicted step time (seconds) of the current and the new assignment. */
+  double current_seconds;
+  double proposed_seconds;
+  const char *reason;
+} hwagent_repartition_t;
+
+/** Observes a re-partition; return nonzero to veto it. */
+typedef int32_t (*hwagent_repartition_callback_t)(
+    void *user, const hwagent_repartition_t *event);
+
 /** Session options; initialize with hwagent_options_init. */
 typedef struct hwagent_options {
   /** sizeof(hwagent_options_t) as the caller compiled it. */
@@ -62,6 +80,21 @@ typedef struct hwagent_options {
   /** Scenario file scripting contention and thermal events (NULL = none);
    *  format in docs/runtime.md. */
   const char *scenario_path;
+  /** 1: learn costs online and re-partition at step ends (docs/adaptive.md). */
+  int32_t adaptive;
+  /** 1: charge the CPU its predicted time too (deterministic evaluation;
+   *  regret against the oracle needs it). */
+  int32_t simulate_cpu;
+  /** Try an under-sampled backend of one region every N steps (0 = never). */
+  int32_t explore_every;
+  int32_t reserved;
+  /** Steps a switch must pay off over (0 = 50). */
+  double horizon;
+  /** Write the measured profile here at destroy (NULL = none). */
+  const char *profile_out;
+  /** Called before each re-partition; may veto it. */
+  hwagent_repartition_callback_t on_repartition;
+  void *on_repartition_user;
 } hwagent_options_t;
 
 void hwagent_options_init(hwagent_options_t *options);
@@ -148,6 +181,26 @@ typedef struct hwagent_step_stats {
   int64_t faults;
 } hwagent_step_stats_t;
 
+/** Adaptive evaluation (with simulate_cpu): seconds summed over the steps
+ *  run so far for what ran, the per-step oracle, and the best fixed
+ *  assignment in hindsight; switches applied and vetoed. */
+typedef struct hwagent_regret {
+  int64_t steps;
+  int64_t switches;
+  int64_t vetoes;
+  int64_t explorations;
+  double actual_seconds;
+  double oracle_seconds;
+  double best_fixed_seconds;
+} hwagent_regret_t;
+
+hwagent_status_t hwagent_session_regret(const hwagent_session_t *session,
+                                        hwagent_regret_t *regret);
+/** Steps at which re-partitions were applied; returns their number (writes
+ *  at most `capacity`). */
+uint32_t hwagent_session_switch_steps(const hwagent_session_t *session,
+                                      int64_t *steps, uint32_t capacity);
+
 uint32_t hwagent_session_num_regions(const hwagent_session_t *session);
 hwagent_status_t hwagent_session_region_stats(const hwagent_session_t *session,
                                               uint32_t index,
@@ -165,11 +218,15 @@ static_assert(sizeof(hwagent_region_stats_t) == 64, "hwagent_region_stats_t");
 static_assert(sizeof(hwagent_step_stats_t) == 56, "hwagent_step_stats_t");
 static_assert(sizeof(hwagent_backend_t) == 4, "enum size");
 static_assert(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
+static_assert(sizeof(hwagent_repartition_t) == 64, "hwagent_repartition_t");
+static_assert(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
 #else
 _Static_assert(sizeof(hwagent_region_stats_t) == 64, "hwagent_region_stats_t");
 _Static_assert(sizeof(hwagent_step_stats_t) == 56, "hwagent_step_stats_t");
 _Static_assert(sizeof(hwagent_backend_t) == 4, "enum size");
 _Static_assert(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
+_Static_assert(sizeof(hwagent_repartition_t) == 64, "hwagent_repartition_t");
+_Static_assert(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
 #endif
 
 #endif /* HWAGENT_RT_HWAGENT_RT_H */
