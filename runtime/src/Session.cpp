@@ -19,7 +19,8 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
+#include "Lock.h"
+#include "absl/base/thread_annotations.h"
 
 #include <atomic>
 #include <chrono>
@@ -91,7 +92,7 @@ struct hwagent_session {
   hwagent_rt::CpuUtilization cpuUtilization;
 
   // Adaptive state (guarded by adaptiveMutex).
-  absl::Mutex adaptiveMutex;
+  hwagent_rt::Mutex adaptiveMutex;
   hwagent_rt::AdaptiveParameters adaptiveParams;
   hwagent_rt::OnlineModel model ABSL_GUARDED_BY(adaptiveMutex);
   std::vector<bool> compiled ABSL_GUARDED_BY(adaptiveMutex);
@@ -134,7 +135,7 @@ struct hwagent_session {
            hwagent_rt::thermalFactor(thermal.load(std::memory_order_relaxed));
   }
 
-  absl::Mutex mutex;
+  hwagent_rt::Mutex mutex;
   std::FILE *log ABSL_GUARDED_BY(mutex) = nullptr;
   std::vector<TraceEvent> trace ABSL_GUARDED_BY(mutex);
   double virtualNow ABSL_GUARDED_BY(mutex) = 0;
@@ -151,7 +152,7 @@ struct hwagent_session {
   double simulatedSeconds(const hwagent_rt::RegionInfo &region, int backend) {
     double seconds = region.predicted[backend];
     if (options.sim_noise > 0) {
-      absl::MutexLock lock(&mutex);
+      hwagent_rt::MutexLock lock(&mutex);
       seconds *= std::exp(absl::Gaussian<double>(rng, 0.0, options.sim_noise));
     }
     return seconds;
@@ -161,7 +162,7 @@ struct hwagent_session {
               double wallSeconds, bool fault) {
     if (!log && !options.trace_path)
       return;
-    absl::MutexLock lock(&mutex);
+    hwagent_rt::MutexLock lock(&mutex);
     int64_t step = steps.load(std::memory_order_relaxed);
     if (log)
       absl::FPrintF(log,
@@ -178,7 +179,7 @@ struct hwagent_session {
   }
 
   void writeTrace() {
-    absl::MutexLock lock(&mutex);
+    hwagent_rt::MutexLock lock(&mutex);
     if (!options.trace_path)
       return;
     std::FILE *file = std::fopen(options.trace_path, "w");
@@ -214,7 +215,7 @@ struct hwagent_session {
 };
 
 void hwagent_session::adaptAtStepEnd(int64_t step) {
-  absl::MutexLock lock(&adaptiveMutex);
+  hwagent_rt::MutexLock lock(&adaptiveMutex);
   std::vector<int32_t> current = currentBackends();
   // Regret bookkeeping against the simulator's truth for this step; what
   // actually ran includes exploration probes.
@@ -241,7 +242,7 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
   if (!decision.switchWorthIt &&
       decision.proposedSeconds < decision.currentSeconds) {
     // A better assignment exists but does not clear the bar: say why.
-    absl::MutexLock logLock(&mutex);
+    hwagent_rt::MutexLock logLock(&mutex);
     if (log)
       absl::FPrintF(log,
                     "{\"type\": \"decision\", \"step\": %d, \"current_seconds\": "
@@ -275,7 +276,7 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
       ++regret.switches;
       switchSteps.push_back(step);
     }
-    absl::MutexLock logLock(&mutex);
+    hwagent_rt::MutexLock logLock(&mutex);
     if (log)
       absl::FPrintF(log,
                     "{\"type\": \"repartition\", \"step\": %d, \"applied\": %s, "
@@ -426,7 +427,7 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
     s->applyScenario(0);
   }
   {
-    absl::MutexLock lock(&s->mutex);
+    hwagent_rt::MutexLock lock(&s->mutex);
     s->rng = absl::BitGen(std::seed_seq{s->options.seed});
     if (s->options.log_path) {
       s->log = std::fopen(s->options.log_path, "w");
@@ -437,7 +438,7 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
   if (s->options.horizon > 0)
     s->adaptiveParams.horizon = s->options.horizon;
   {
-    absl::MutexLock lock(&s->adaptiveMutex);
+    hwagent_rt::MutexLock lock(&s->adaptiveMutex);
     s->model.reset(s->table, s->adaptiveParams);
     s->compiled.assign(s->table.regions.size() * kNumBackends, false);
     // The compile-time assignment's variants are built before training.
@@ -458,7 +459,7 @@ void hwagent_session_destroy(hwagent_session_t *session) {
   session->writeTrace();
   session->writeProfile();
   {
-    absl::MutexLock lock(&session->mutex);
+    hwagent_rt::MutexLock lock(&session->mutex);
     if (session->log)
       std::fclose(session->log);
     session->log = nullptr;
@@ -525,7 +526,7 @@ int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
   }
   s->record(*info, backend, seconds, wall, fault);
   if (s->options.adaptive) {
-    absl::MutexLock lock(&s->adaptiveMutex);
+    hwagent_rt::MutexLock lock(&s->adaptiveMutex);
     s->model.update(index, backend, seconds);
     s->compiled[index * kNumBackends + backend] = true;
   }
@@ -551,7 +552,7 @@ hwagent_status_t hwagent_session_end_step(hwagent_session_t *s, double loss) {
   stats.steps = s->steps.fetch_add(1) + 1;
   stats.faults = s->faults.load();
   {
-    absl::MutexLock lock(&s->mutex);
+    hwagent_rt::MutexLock lock(&s->mutex);
     s->last = stats;
     if (s->log)
       absl::FPrintF(s->log,
@@ -596,7 +597,7 @@ hwagent_status_t hwagent_session_telemetry(hwagent_session_t *s,
     return HWAGENT_INVALID_ARGUMENT;
   *telemetry = hwagent_telemetry_t{};
   {
-    absl::MutexLock lock(&s->mutex);
+    hwagent_rt::MutexLock lock(&s->mutex);
     telemetry->utilization[0] = std::max(0.0, s->cpuUtilization.sample());
   }
   for (int b = 1; b < kNumBackends; ++b)
@@ -624,7 +625,7 @@ hwagent_status_t hwagent_session_regret(const hwagent_session_t *s,
   if (!s || !regret)
     return HWAGENT_INVALID_ARGUMENT;
   auto *session = const_cast<hwagent_session_t *>(s);
-  absl::MutexLock lock(&session->adaptiveMutex);
+  hwagent_rt::MutexLock lock(&session->adaptiveMutex);
   *regret = session->regret;
   return HWAGENT_OK;
 }
@@ -634,7 +635,7 @@ uint32_t hwagent_session_switch_steps(const hwagent_session_t *s, int64_t *steps
   if (!s)
     return 0;
   auto *session = const_cast<hwagent_session_t *>(s);
-  absl::MutexLock lock(&session->adaptiveMutex);
+  hwagent_rt::MutexLock lock(&session->adaptiveMutex);
   for (uint32_t i = 0; i < capacity && i < session->switchSteps.size(); ++i)
     steps[i] = session->switchSteps[i];
   return static_cast<uint32_t>(session->switchSteps.size());
@@ -665,7 +666,7 @@ hwagent_status_t hwagent_session_step_stats(const hwagent_session_t *s,
                                             hwagent_step_stats_t *stats) {
   if (!s || !stats)
     return HWAGENT_INVALID_ARGUMENT;
-  absl::MutexLock lock(&const_cast<hwagent_session_t *>(s)->mutex);
+  hwagent_rt::MutexLock lock(&const_cast<hwagent_session_t *>(s)->mutex);
   *stats = s->last;
   return HWAGENT_OK;
 }

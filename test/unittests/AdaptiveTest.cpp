@@ -1,0 +1,213 @@
+//===- AdaptiveTest.cpp - online learning and re-partitioning -------------===//
+
+#include "Adaptive.h"
+#include "RegionTable.h"
+#include "hwagent_rt/hwagent_rt.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+using namespace hwagent_rt;
+
+namespace {
+
+/// Two regions in a chain, both best on the ANE; boundaries are cheap
+/// compared with the regions so that moving one alone can pay.
+const char *kTable = "hwagent-region-table 1\n"
+                     "target test\n"
+                     "link 1e11 5e10 1e-5\n"
+                     "compile 1 0.0\n"
+                     "region 0 00000000000000b0 1 3 4e-3 1e-3 0 1 1\n"
+                     "region 1 00000000000000b1 1 3 4e-3 1e-3 0 1 1\n"
+                     "edge -1 0 4000 1\n"
+                     "edge 0 1 4000 1\n"
+                     "edge 1 -1 4000 1\n";
+
+TEST(Adaptive, EstimatesConvergeToMeasurements) {
+  RegionTable table = *parseRegionTable(kTable);
+  OnlineModel model;
+  AdaptiveParameters params;
+  model.reset(table, params);
+  EXPECT_NEAR(model.get(0, 1).seconds(), 1e-3, 1e-12); // the prediction
+  // The ANE really takes 3 ms for region 0 (noisy measurements).
+  std::mt19937 rng(3);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  for (int step = 0; step < 40; ++step) {
+    model.update(0, 1, 3e-3 * std::exp(noise(rng)));
+    model.advance();
+  }
+  EXPECT_NEAR(model.get(0, 1).seconds(), 3e-3, 3e-4);
+  EXPECT_LT(model.get(0, 1).variance, params.priorVariance + params.backendPriorVariance);
+  // What region 0 taught about the ANE carries to region 1.
+  EXPECT_GT(model.get(1, 1).seconds(), 1.5e-3);
+  // Drift: the ANE recovers and the estimate follows.
+  for (int step = 0; step < 40; ++step) {
+    model.update(0, 1, 1e-3 * std::exp(noise(rng)));
+    model.advance();
+  }
+  EXPECT_NEAR(model.get(0, 1).seconds(), 1e-3, 1.5e-4);
+}
+
+TEST(Adaptive, NoSwitchOnNoiseAlone) {
+  RegionTable table = *parseRegionTable(kTable);
+  OnlineModel model;
+  AdaptiveParameters params;
+  model.reset(table, params);
+  std::vector<int32_t> current = {1, 1};
+  std::vector<bool> compiled(table.regions.size() * kNumBackends, true);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> noise(0.0, 0.1); // 10 % noise
+  int switches = 0;
+  for (int step = 0; step < 500; ++step) {
+    for (unsigned r = 0; r < 2; ++r)
+      model.update(r, 1, 1e-3 * std::exp(noise(rng)));
+    model.advance();
+    switches += decide(table, model, current, compiled, params).switchWorthIt;
+  }
+  EXPECT_EQ(switches, 0);
+}
+
+TEST(Adaptive, SwitchesWhenTheAneSlowsDown) {
+  RegionTable table = *parseRegionTable(kTable);
+  OnlineModel model;
+  AdaptiveParameters params;
+  model.reset(table, params);
+  std::vector<int32_t> current = {1, 1};
+  std::vector<bool> compiled(table.regions.size() * kNumBackends, true);
+  int reactedAfter = -1;
+  for (int step = 0; step < 10 && reactedAfter < 0; ++step) {
+    for (unsigned r = 0; r < 2; ++r)
+      model.update(r, 1, 6e-3); // 6x slower: the CPU (4 ms) is now better
+    model.advance();
+    Decision d = decide(table, model, current, compiled, params);
+    if (d.switchWorthIt) {
+      EXPECT_EQ(d.backends, (std::vector<int32_t>{0, 0}));
+      reactedAfter = step + 1;
+    }
+  }
+  EXPECT_GE(reactedAfter, 1);
+  EXPECT_LE(reactedAfter, 3);
+}
+
+std::string writeScenario(const char *text) {
+  std::string path = testing::TempDir() + "adaptive.scenario";
+  FILE *f = std::fopen(path.c_str(), "w");
+  std::fputs(text, f);
+  std::fclose(f);
+  return path;
+}
+
+struct Vetoes {
+  std::atomic<int> seen{0};
+};
+
+int32_t vetoAll(void *user, const hwagent_repartition_t *event) {
+  static_cast<Vetoes *>(user)->seen++;
+  EXPECT_EQ(event->num_regions, 2u);
+  EXPECT_GT(event->current_seconds, event->proposed_seconds);
+  return 1;
+}
+
+void runSteps(int steps) {
+  for (int step = 0; step < steps; ++step) {
+    for (int64_t id : {0, 1}) {
+      int32_t b = hwagent_rt_select(id);
+      hwagent_rt_begin(id, b);
+      hwagent_rt_end(id, b, 0);
+    }
+  }
+}
+
+TEST(Adaptive, VetoedRepartitionIsNotApplied) {
+  std::string scenario = writeScenario("hwagent-scenario 1\nat 5 ane slowdown 6\n");
+  Vetoes vetoes;
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.adaptive = 1;
+  options.simulate_cpu = 1;
+  options.scenario_path = scenario.c_str();
+  options.on_repartition = vetoAll;
+  options.on_repartition_user = &vetoes;
+  hwagent_session_t *s = nullptr;
+  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  hwagent_session_make_current(s);
+  for (int step = 0; step < 20; ++step) {
+    runSteps(1);
+    hwagent_session_end_step(s, 0);
+  }
+  EXPECT_GT(vetoes.seen.load(), 0);
+  EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_ANE); // still the ANE
+  hwagent_regret_t regret;
+  hwagent_session_regret(s, &regret);
+  EXPECT_EQ(regret.switches, 0);
+  EXPECT_EQ(regret.vetoes, vetoes.seen.load());
+  hwagent_session_destroy(s);
+
+  // Without the veto the same run switches to the CPU.
+  options.on_repartition = nullptr;
+  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  hwagent_session_make_current(s);
+  for (int step = 0; step < 20; ++step) {
+    runSteps(1);
+    hwagent_session_end_step(s, 0);
+  }
+  EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_CPU);
+  hwagent_session_regret(s, &regret);
+  EXPECT_GE(regret.switches, 1);
+  EXPECT_LE(regret.switches, 2);
+  hwagent_session_destroy(s);
+}
+
+TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
+  std::string scenario =
+      writeScenario("hwagent-scenario 1\nat 3 ane slowdown 6\nat 40 ane slowdown 1\n");
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.adaptive = 1;
+  options.simulate_cpu = 1;
+  options.explore_every = 5;
+  options.scenario_path = scenario.c_str();
+  hwagent_session_t *s = nullptr;
+  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  hwagent_session_make_current(s);
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> executions{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 3; ++t)
+    workers.emplace_back([&] {
+      while (!stop.load()) {
+        for (int64_t id : {0, 1}) {
+          int32_t b = hwagent_rt_select(id);
+          EXPECT_TRUE(b == HWAGENT_BACKEND_CPU || b == HWAGENT_BACKEND_ANE);
+          hwagent_rt_begin(id, b);
+          hwagent_rt_end(id, b, 0);
+          executions++;
+        }
+      }
+    });
+  for (int step = 0; step < 80; ++step) {
+    runSteps(1);
+    hwagent_session_end_step(s, 0);
+  }
+  stop = true;
+  for (std::thread &t : workers)
+    t.join();
+  int64_t counted = 0;
+  for (uint32_t i = 0; i < 2; ++i) {
+    hwagent_region_stats_t r;
+    hwagent_session_region_stats(s, i, &r);
+    counted += r.executions[0] + r.executions[1] + r.executions[2];
+  }
+  EXPECT_EQ(counted, executions.load() + 80 * 2);
+  hwagent_regret_t regret;
+  hwagent_session_regret(s, &regret);
+  EXPECT_GE(regret.switches, 1);
+  hwagent_session_destroy(s);
+}
+
+} // namespace
