@@ -18,6 +18,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -185,6 +186,37 @@ int main(int argc, char **argv) {
     }
     llvm::outs() << llvm::formatv(", {0} vetoed, {1} explorations\n",
                                   regret.vetoes, regret.explorations);
+    // Reaction to each scripted event: the first re-partition at or after it.
+    if (!scenarioPath.empty()) {
+      std::vector<int64_t> events;
+      auto buffer = llvm::MemoryBuffer::getFile(scenarioPath);
+      if (buffer) {
+        llvm::SmallVector<llvm::StringRef> lines;
+        (*buffer)->getBuffer().split(lines, '\n');
+        for (llvm::StringRef line : lines) {
+          int64_t at;
+          if (line.consume_front("at ") && !line.split(' ').first.getAsInteger(10, at))
+            events.push_back(at);
+        }
+      }
+      for (size_t e = 0; e < events.size(); ++e) {
+        int64_t end = e + 1 < events.size() ? events[e + 1] : steps;
+        int64_t first = -1, count = 0;
+        for (uint32_t i = 0; i < std::min<uint32_t>(n, 256); ++i)
+          if (switchSteps[i] >= events[e] && switchSteps[i] < end) {
+            first = first < 0 ? switchSteps[i] : first;
+            ++count;
+          }
+        if (first >= 0)
+          llvm::outs() << llvm::formatv(
+              "hwagent-run: event at step {0}: reacted after {1} steps, {2} "
+              "re-partitions\n",
+              events[e], first - events[e] + 1, count);
+        else
+          llvm::outs() << llvm::formatv(
+              "hwagent-run: event at step {0}: no re-partition\n", events[e]);
+      }
+    }
     if (simulateCpu && regret.steps > 0)
       llvm::outs() << llvm::formatv(
           "hwagent-run: simulated total {0:f3} ms; regret vs per-step oracle "
