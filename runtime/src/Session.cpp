@@ -101,6 +101,9 @@ struct hwagent_session {
   std::vector<double> truthTotals ABSL_GUARDED_BY(adaptiveMutex);
   std::atomic<int32_t> exploreRegion{-1};
   int64_t lastMeasured[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {-1, -1, -1};
+  double exploreBudget = 0.02;
+  /// Seconds of predicted step time probes may still spend.
+  double exploreCredit ABSL_GUARDED_BY(adaptiveMutex) = 0;
   std::atomic<int32_t> exploreBackend{0};
 
   /// The expected time of region `index` on `backend` this step (the
@@ -288,37 +291,58 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
   // Exploration: the backend measured least recently (that some region
   // could move to) gets one probe at the next step, on the region that
   // would gain most by moving there if the estimate holds; what the probe
-  // teaches about the backend's offset carries to all its regions.
+  // teaches about the backend's offset carries to all its regions. Probes
+  // are paid from a credit that grows by a share of the predicted step
+  // time, so their total cost stays within that share of the run: on a
+  // graph whose steps are tiny next to an accelerator's dispatch, probing
+  // it is correspondingly rare.
   for (size_t r = 0; r < table.regions.size(); ++r)
     lastMeasured[current[r]] = step;
-  if (options.explore_every > 0 && (step + 1) % options.explore_every == 0) {
-    int bestBackend = -1;
-    for (int b = 0; b < kNumBackends; ++b) {
-      bool movable = false;
-      for (size_t r = 0; r < table.regions.size(); ++r)
-        movable |= table.regions[r].legal(b) && current[r] != b;
-      if (movable && (bestBackend < 0 || lastMeasured[b] < lastMeasured[bestBackend]))
-        bestBackend = b;
-    }
-    if (bestBackend >= 0) {
-      int bestRegion = -1;
-      double bestGain = 0;
-      for (size_t r = 0; r < table.regions.size(); ++r) {
-        if (!table.regions[r].legal(bestBackend) || current[r] == bestBackend)
-          continue;
-        double gain = model.get(r, current[r]).seconds() -
-                      model.get(r, bestBackend).seconds();
-        if (bestRegion < 0 || gain > bestGain) {
-          bestRegion = int(r);
-          bestGain = gain;
-        }
-      }
-      exploreBackend.store(bestBackend);
-      exploreRegion.store(bestRegion);
-      lastMeasured[bestBackend] = step + 1;
-      ++regret.explorations;
+  if (options.explore_every <= 0)
+    return;
+  auto estimated = [&](size_t r, int b) { return model.get(r, b).seconds(); };
+  double currentSeconds = hwagent_rt::stepTime(table, current, estimated);
+  exploreCredit += exploreBudget * currentSeconds;
+  if ((step + 1) % options.explore_every != 0)
+    return;
+  int bestBackend = -1;
+  for (int b = 0; b < kNumBackends; ++b) {
+    bool movable = false;
+    for (size_t r = 0; r < table.regions.size(); ++r)
+      movable |= table.regions[r].legal(b) && current[r] != b;
+    if (movable && (bestBackend < 0 || lastMeasured[b] < lastMeasured[bestBackend]))
+      bestBackend = b;
+  }
+  if (bestBackend < 0)
+    return;
+  // Among the regions whose probe the credit covers, the one with the
+  // largest estimated gain there.
+  int bestRegion = -1;
+  double bestGain = 0, bestCost = 0;
+  std::vector<int32_t> probe = current;
+  for (size_t r = 0; r < table.regions.size(); ++r) {
+    if (!table.regions[r].legal(bestBackend) || current[r] == bestBackend)
+      continue;
+    probe[r] = bestBackend;
+    double cost = std::max(
+        0.0, hwagent_rt::stepTime(table, probe, estimated) - currentSeconds);
+    probe[r] = current[r];
+    if (cost > exploreCredit)
+      continue;
+    double gain = estimated(r, current[r]) - estimated(r, bestBackend);
+    if (bestRegion < 0 || gain > bestGain) {
+      bestRegion = int(r);
+      bestGain = gain;
+      bestCost = cost;
     }
   }
+  if (bestRegion < 0)
+    return; // Not affordable yet: the credit keeps growing.
+  exploreCredit -= bestCost;
+  exploreBackend.store(bestBackend);
+  exploreRegion.store(bestRegion);
+  lastMeasured[bestBackend] = step + 1;
+  ++regret.explorations;
 }
 
 void hwagent_session::writeProfile() {
@@ -437,6 +461,7 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
   }
   if (s->options.horizon > 0)
     s->adaptiveParams.horizon = s->options.horizon;
+  s->exploreBudget = s->options.explore_budget > 0 ? s->options.explore_budget : 0.02;
   {
     hwagent_rt::MutexLock lock(&s->adaptiveMutex);
     s->model.reset(s->table, s->adaptiveParams);

@@ -163,6 +163,94 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
   hwagent_session_destroy(s);
 }
 
+/// A tiny graph: both regions take 20 us on the CPU, the ANE's dispatch
+/// makes them 60 us there, and every boundary costs 50 us of sync.
+const char *kTinyTable = "hwagent-region-table 1\n"
+                         "target test\n"
+                         "link 1e11 5e10 5e-5\n"
+                         "region 0 00000000000000c0 0 3 2e-5 6e-5 0 1 1\n"
+                         "region 1 00000000000000c1 0 3 2e-5 6e-5 0 1 1\n"
+                         "edge -1 0 4000 1\n"
+                         "edge 0 1 4000 1\n"
+                         "edge 1 -1 4000 1\n";
+
+hwagent_regret_t runAdaptive(const char *table, const char *scenario, int steps,
+                             double budget, int32_t *finalBackend,
+                             std::vector<int64_t> *switchSteps = nullptr) {
+  std::string path = writeScenario(scenario);
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.adaptive = 1;
+  options.simulate_cpu = 1;
+  options.explore_every = 5;
+  options.explore_budget = budget;
+  options.scenario_path = path.c_str();
+  hwagent_session_t *s = nullptr;
+  hwagent_regret_t regret = {};
+  EXPECT_EQ(hwagent_session_create(table, &options, &s), HWAGENT_OK);
+  if (!s)
+    return regret;
+  hwagent_session_make_current(s);
+  for (int step = 0; step < steps; ++step) {
+    runSteps(1);
+    hwagent_session_end_step(s, 0);
+  }
+  hwagent_session_regret(s, &regret);
+  if (finalBackend)
+    *finalBackend = hwagent_rt_select(0);
+  if (switchSteps) {
+    switchSteps->resize(16);
+    switchSteps->resize(hwagent_session_switch_steps(s, switchSteps->data(), 16));
+  }
+  hwagent_session_destroy(s);
+  return regret;
+}
+
+TEST(Adaptive, ExplorationStaysWithinItsBudget) {
+  // A probe moves one region to the ANE for a step: 40 us more compute
+  // and two 50 us boundaries, 3.5 steps' worth. Probing every 5 steps
+  // would cost 70 % of the run; the budget keeps it to its share.
+  int32_t backend = -1;
+  hwagent_regret_t regret =
+      runAdaptive(kTinyTable, "hwagent-scenario 1\n", 2000, 0.02, &backend);
+  EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
+  EXPECT_EQ(regret.switches, 0);
+  EXPECT_GE(regret.explorations, 1);  // still probes, rarely
+  EXPECT_LE(regret.explorations, 12); // 2000 * 0.02 / 3.5 steps per probe
+  double overhead = regret.actual_seconds / regret.oracle_seconds - 1;
+  EXPECT_LE(overhead, 0.025);
+  // A larger budget buys more probes.
+  hwagent_regret_t generous =
+      runAdaptive(kTinyTable, "hwagent-scenario 1\n", 2000, 0.2, nullptr);
+  EXPECT_GT(generous.explorations, 3 * regret.explorations);
+}
+
+TEST(Adaptive, ExplorationFindsTheRecovery) {
+  // The ANE slows down 6x at step 5 (both regions move to the CPU) and
+  // recovers at step 40; only probes can see the recovery. While the ANE
+  // is slow a probe costs about a quarter of a step and the credit grows
+  // by 2 % of one per step, so a probe comes about every 12 steps.
+  int32_t backend = -1;
+  std::vector<int64_t> switches;
+  hwagent_regret_t regret = runAdaptive(
+      kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+      150, 0.02, &backend, &switches);
+  EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(regret.switches, 2);
+  ASSERT_EQ(switches.size(), 2u);
+  EXPECT_GE(switches[0], 5);
+  EXPECT_LE(switches[0], 8);
+  EXPECT_GE(switches[1], 40);
+  EXPECT_LE(switches[1], 40 + 15);
+  // A generous budget sees the recovery sooner (and pays for more probes
+  // while the ANE is slow).
+  runAdaptive(
+      kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+      150, 0.2, nullptr, &switches);
+  ASSERT_EQ(switches.size(), 2u);
+  EXPECT_LE(switches[1], 40 + 6);
+}
+
 TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
   std::string scenario =
       writeScenario("hwagent-scenario 1\nat 3 ane slowdown 6\nat 40 ane slowdown 1\n");

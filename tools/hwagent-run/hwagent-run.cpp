@@ -66,8 +66,12 @@ static cl::opt<bool> simulateCpu(
     cl::desc("Charge the CPU its predicted time too (deterministic; enables regret)"),
     cl::init(false));
 static cl::opt<int> exploreEvery("explore-every",
-                                 cl::desc("Explore an under-sampled backend every N steps"),
+                                 cl::desc("Consider probing the least recently measured backend every N steps"),
                                  cl::init(0));
+static cl::opt<double> exploreBudget(
+    "explore-budget",
+    cl::desc("Share of the predicted run time probes may cost (default 0.02)"),
+    cl::init(0.02));
 static cl::opt<double> horizon("horizon", cl::desc("Steps a switch must pay off over"),
                                cl::init(50));
 static cl::opt<std::string> profileOut("profile-out",
@@ -119,6 +123,7 @@ int main(int argc, char **argv) {
   rt.simulate_cpu = simulateCpu;
   rt.explore_every = exploreEvery;
   rt.horizon = horizon;
+  rt.explore_budget = exploreBudget;
   rt.profile_out = profileOut.empty() ? nullptr : profileOut.c_str();
   rt.fault_step = faultStep;
   if (backend == "cpu")

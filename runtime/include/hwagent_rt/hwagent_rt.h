@@ -85,11 +85,17 @@ typedef struct hwagent_options {
   /** 1: charge the CPU its predicted time too (deterministic evaluation;
    *  regret against the oracle needs it). */
   int32_t simulate_cpu;
-  /** Try an under-sampled backend of one region every N steps (0 = never). */
+  /** Consider probing the least recently measured backend on one region
+   *  every N steps (0 = never). */
   int32_t explore_every;
   int32_t reserved;
   /** Steps a switch must pay off over (0 = 50). */
   double horizon;
+  /** Share of the predicted run time probes may cost (0 = 0.02): a probe
+   *  runs only when the credit accumulated at this rate covers its
+   *  predicted extra cost, so cheap probes are frequent and costly ones
+   *  rare (docs/adaptive.md). */
+  double explore_budget;
   /** Write the measured profile here at destroy (NULL = none). */
   const char *profile_out;
   /** Called before each re-partition; may veto it. */
