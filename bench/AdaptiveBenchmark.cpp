@@ -32,15 +32,21 @@ static std::string readFile(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: hwagent-bench-adaptive <table> <scenario> [steps] [--static]\n");
+    std::fprintf(stderr, "usage: hwagent-bench-adaptive <table> <scenario> [steps] "
+                         "[--static] [--no-telemetry]\n");
     return 2;
   }
   std::string table = readFile(argv[1]);
   int steps = argc > 3 && argv[3][0] != '-' ? std::atoi(argv[3]) : 1000;
-  bool adaptive = !(argc > 3 && !std::strcmp(argv[argc - 1], "--static"));
+  bool adaptive = true, telemetry = true;
+  for (int i = 3; i < argc; ++i) {
+    adaptive &= std::strcmp(argv[i], "--static") != 0;
+    telemetry &= std::strcmp(argv[i], "--no-telemetry") != 0;
+  }
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.adaptive = adaptive;
+  options.use_telemetry = telemetry;
   options.simulate_cpu = 1;
   options.explore_every = 10;
   options.sim_noise = 0.05;
@@ -71,7 +77,9 @@ int main(int argc, char **argv) {
   int64_t switchSteps[1024];
   uint32_t switches = hwagent_session_switch_steps(session, switchSteps, 1024);
 
-  // Reaction: the first re-partition at or after each scenario event.
+  // Reaction: the first re-partition from the end of the step before each
+  // scenario event (where telemetry announces it) on; 0 steps = the event's
+  // first step already ran on the new assignment.
   std::vector<int64_t> events;
   std::istringstream scenario(readFile(argv[2]));
   std::string line;
@@ -81,7 +89,10 @@ int main(int argc, char **argv) {
       events.push_back(at);
   }
   std::printf("%s, %s, %d steps, %u regions, %s\n", argv[1], argv[2], steps,
-              regions, adaptive ? "adaptive" : "static (compile-time assignment)");
+              regions,
+              !adaptive   ? "static (compile-time assignment)"
+              : telemetry ? "adaptive"
+                          : "adaptive, learning from measurements only (no telemetry)");
   std::printf("  simulated total %.3f ms; regret vs per-step oracle %.2f%%, vs best "
               "fixed in hindsight %.2f%%\n",
               regret.actual_seconds * 1e3,
@@ -90,11 +101,11 @@ int main(int argc, char **argv) {
   std::printf("  re-partitions %u, explorations %lld\n", switches,
               static_cast<long long>(regret.explorations));
   for (size_t e = 0; e < events.size(); ++e) {
-    int64_t end = e + 1 < events.size() ? events[e + 1] : steps;
+    int64_t end = e + 1 < events.size() ? events[e + 1] - 1 : steps;
     int count = 0;
     int64_t first = -1;
     for (uint32_t i = 0; i < std::min<uint32_t>(switches, 1024); ++i)
-      if (switchSteps[i] >= events[e] && switchSteps[i] < end) {
+      if (switchSteps[i] >= events[e] - 1 && switchSteps[i] < end) {
         if (first < 0)
           first = switchSteps[i];
         ++count;

@@ -58,6 +58,12 @@ void OnlineModel::advance() {
                           params.backendPriorVariance);
 }
 
+void OnlineModel::shiftBackend(int backend, double logFactor) {
+  Estimate &o = offset[backend];
+  o.mean += logFactor;
+  o.variance = std::max(o.variance, params.backendPriorVariance);
+}
+
 double linkCost(const RegionTable &table, int a, int b, int64_t bytes,
                 bool converts) {
   if (a == b)

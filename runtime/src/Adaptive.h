@@ -62,6 +62,11 @@ public:
   void update(unsigned region, int backend, double seconds);
   /// Forgetting between steps.
   void advance();
+  /// A known change of `backend`'s speed by exp(logFactor) (telemetry:
+  /// another client's load, a thermal state): a control input that moves
+  /// its offset and widens the offset's variance back to the prior, since
+  /// telemetry is a proxy that the following measurements correct.
+  void shiftBackend(int backend, double logFactor);
   /// The current estimate of region `region` on `backend` (log-seconds with
   /// the combined variance).
   Estimate get(unsigned region, int backend) const;

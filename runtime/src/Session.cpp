@@ -102,6 +102,8 @@ struct hwagent_session {
   std::atomic<int32_t> exploreRegion{-1};
   int64_t lastMeasured[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {-1, -1, -1};
   double exploreBudget = 0.02;
+  /// The telemetry's log speed factor per backend the model last saw.
+  double telemetryLogFactor[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {0, 0, 0};
   /// Seconds of predicted step time probes may still spend.
   double exploreCredit ABSL_GUARDED_BY(adaptiveMutex) = 0;
   std::atomic<int32_t> exploreBackend{0};
@@ -119,6 +121,9 @@ struct hwagent_session {
     return backends;
   }
 
+  /// Regret bookkeeping for the step that just ran (under its scenario).
+  void accountStep(int64_t step);
+  /// The adaptive loop, once the next step's telemetry is known.
   void adaptAtStepEnd(int64_t step);
   void writeProfile();
 
@@ -217,9 +222,8 @@ struct hwagent_session {
   }
 };
 
-void hwagent_session::adaptAtStepEnd(int64_t step) {
+void hwagent_session::accountStep(int64_t step) {
   hwagent_rt::MutexLock lock(&adaptiveMutex);
-  std::vector<int32_t> current = currentBackends();
   // Regret bookkeeping against the simulator's truth for this step; what
   // actually ran includes exploration probes.
   if (options.simulate_cpu) {
@@ -237,8 +241,32 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
         table, [&](size_t r, int b) { return truthTotals[r * kNumBackends + b]; },
         double(regret.steps));
   }
+}
+
+void hwagent_session::adaptAtStepEnd(int64_t step) {
   if (!options.adaptive)
     return;
+  hwagent_rt::MutexLock lock(&adaptiveMutex);
+  std::vector<int32_t> current = currentBackends();
+  // Telemetry as a control input: the load and thermal state the next step
+  // runs under (here the scenario's; on a device, the OS's) move the
+  // backends' offsets before the decision, so a change known in advance
+  // needs no slow step to be seen.
+  if (options.use_telemetry)
+    for (int b = 0; b < kNumBackends; ++b) {
+      double factor = std::log(scenarioFactor(b));
+      double delta = factor - telemetryLogFactor[b];
+      if (std::abs(delta) < 1e-9)
+        continue;
+      model.shiftBackend(b, delta);
+      telemetryLogFactor[b] = factor;
+      hwagent_rt::MutexLock logLock(&mutex);
+      if (log)
+        absl::FPrintF(log,
+                      "{\"type\": \"telemetry\", \"step\": %d, \"backend\": "
+                      "\"%s\", \"speed_factor\": %.6g}\n",
+                      step + 1, hwagent_rt::backendName(b), std::exp(factor));
+    }
   model.advance();
   hwagent_rt::Decision decision =
       hwagent_rt::decide(table, model, current, compiled, adaptiveParams);
@@ -393,6 +421,7 @@ uint32_t hwagent_rt_api_version(void) { return HWAGENT_RT_API_VERSION; }
 void hwagent_options_init(hwagent_options_t *options) {
   *options = hwagent_options_t{};
   options->struct_size = sizeof(hwagent_options_t);
+  options->use_telemetry = 1;
   options->sim_noise = 0.0;
   options->seed = 1;
   options->force_backend = -1;
@@ -592,9 +621,11 @@ hwagent_status_t hwagent_session_end_step(hwagent_session_t *s, double loss) {
                     s->slowdown[1].load(), s->slowdown[2].load(),
                     s->thermal.load());
   }
-  s->adaptAtStepEnd(stats.steps - 1);
-  // The next step runs under the events due then.
+  s->accountStep(stats.steps - 1);
+  // The next step runs under the events due then; the adaptive loop sees
+  // them as telemetry.
   s->applyScenario(stats.steps);
+  s->adaptAtStepEnd(stats.steps - 1);
   return HWAGENT_OK;
 }
 

@@ -174,16 +174,20 @@ const char *kTinyTable = "hwagent-region-table 1\n"
                          "edge 0 1 4000 1\n"
                          "edge 1 -1 4000 1\n";
 
+/// Runs `steps` steps of `table` under `scenario`, adaptive with every
+/// time simulated; by default the model learns from measurements only.
 hwagent_regret_t runAdaptive(const char *table, const char *scenario, int steps,
                              double budget, int32_t *finalBackend,
-                             std::vector<int64_t> *switchSteps = nullptr) {
+                             std::vector<int64_t> *switchSteps = nullptr,
+                             bool telemetry = false, int exploreEvery = 5) {
   std::string path = writeScenario(scenario);
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.adaptive = 1;
   options.simulate_cpu = 1;
-  options.explore_every = 5;
+  options.explore_every = exploreEvery;
   options.explore_budget = budget;
+  options.use_telemetry = telemetry;
   options.scenario_path = path.c_str();
   hwagent_session_t *s = nullptr;
   hwagent_regret_t regret = {};
@@ -249,6 +253,27 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
       150, 0.2, nullptr, &switches);
   ASSERT_EQ(switches.size(), 2u);
   EXPECT_LE(switches[1], 40 + 6);
+}
+
+TEST(Adaptive, TelemetryShiftsTheModelAhead) {
+  // The same events announced by telemetry: the runtime switches at the end
+  // of the step before each (the slow step never runs) and sees the
+  // recovery without probing.
+  int32_t backend = -1;
+  std::vector<int64_t> switches;
+  hwagent_regret_t regret = runAdaptive(
+      kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+      150, 0.02, &backend, &switches, /*telemetry=*/true, /*exploreEvery=*/0);
+  EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(regret.explorations, 0);
+  EXPECT_EQ(switches, (std::vector<int64_t>{4, 39}));
+  EXPECT_NEAR(regret.actual_seconds, regret.oracle_seconds, 1e-9);
+  // Learning from measurements only, without probes, never sees the
+  // recovery: it stays on the CPU.
+  runAdaptive(kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+              150, 0.02, &backend, &switches, /*telemetry=*/false, /*exploreEvery=*/0);
+  EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
+  EXPECT_EQ(switches.size(), 1u);
 }
 
 TEST(Adaptive, ConcurrentDispatchDuringRepartition) {

@@ -72,6 +72,11 @@ static cl::opt<double> exploreBudget(
     "explore-budget",
     cl::desc("Share of the predicted run time probes may cost (default 0.02)"),
     cl::init(0.02));
+static cl::opt<bool> useTelemetry(
+    "adaptive-telemetry",
+    cl::desc("Let telemetry changes (load, thermal state) shift the online model "
+             "(=false: learn from measurements only)"),
+    cl::init(true));
 static cl::opt<double> horizon("horizon", cl::desc("Steps a switch must pay off over"),
                                cl::init(50));
 static cl::opt<std::string> profileOut("profile-out",
@@ -123,6 +128,7 @@ int main(int argc, char **argv) {
   rt.simulate_cpu = simulateCpu;
   rt.explore_every = exploreEvery;
   rt.horizon = horizon;
+  rt.use_telemetry = useTelemetry;
   rt.explore_budget = exploreBudget;
   rt.profile_out = profileOut.empty() ? nullptr : profileOut.c_str();
   rt.fault_step = faultStep;
@@ -191,7 +197,9 @@ int main(int argc, char **argv) {
     }
     llvm::outs() << llvm::formatv(", {0} vetoed, {1} explorations\n",
                                   regret.vetoes, regret.explorations);
-    // Reaction to each scripted event: the first re-partition at or after it.
+    // Reaction to each scripted event: the first re-partition from the end
+    // of the step before it (where telemetry announces it) on; 0 steps
+    // means the event's first step already ran on the new assignment.
     if (!scenarioPath.empty()) {
       std::vector<int64_t> events;
       auto buffer = llvm::MemoryBuffer::getFile(scenarioPath);
@@ -205,10 +213,10 @@ int main(int argc, char **argv) {
         }
       }
       for (size_t e = 0; e < events.size(); ++e) {
-        int64_t end = e + 1 < events.size() ? events[e + 1] : steps;
+        int64_t end = e + 1 < events.size() ? events[e + 1] - 1 : steps;
         int64_t first = -1, count = 0;
         for (uint32_t i = 0; i < std::min<uint32_t>(n, 256); ++i)
-          if (switchSteps[i] >= events[e] && switchSteps[i] < end) {
+          if (switchSteps[i] >= events[e] - 1 && switchSteps[i] < end) {
             first = first < 0 ? switchSteps[i] : first;
             ++count;
           }

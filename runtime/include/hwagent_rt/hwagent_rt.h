@@ -88,7 +88,10 @@ typedef struct hwagent_options {
   /** Consider probing the least recently measured backend on one region
    *  every N steps (0 = never). */
   int32_t explore_every;
-  int32_t reserved;
+  /** 1 (hwagent_options_init's default): a change in telemetry (a
+   *  backend's load, the thermal state) shifts the online model at once;
+   *  0: the model learns only from measurements. */
+  int32_t use_telemetry;
   /** Steps a switch must pay off over (0 = 50). */
   double horizon;
   /** Share of the predicted run time probes may cost (0 = 0.02): a probe
