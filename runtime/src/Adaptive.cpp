@@ -61,7 +61,8 @@ void OnlineModel::advance() {
 void OnlineModel::shiftBackend(int backend, double logFactor) {
   Estimate &o = offset[backend];
   o.mean += logFactor;
-  o.variance = std::max(o.variance, params.backendPriorVariance);
+  o.variance = std::min(o.variance + params.measurementVariance,
+                        params.backendPriorVariance);
 }
 
 double linkCost(const RegionTable &table, int a, int b, int64_t bytes,

@@ -64,8 +64,8 @@ public:
   void advance();
   /// A known change of `backend`'s speed by exp(logFactor) (telemetry:
   /// another client's load, a thermal state): a control input that moves
-  /// its offset and widens the offset's variance back to the prior, since
-  /// telemetry is a proxy that the following measurements correct.
+  /// its offset and widens the offset's variance by one measurement's
+  /// (telemetry is a proxy that the following measurements correct).
   void shiftBackend(int backend, double logFactor);
   /// The current estimate of region `region` on `backend` (log-seconds with
   /// the combined variance).

@@ -256,9 +256,11 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
 }
 
 TEST(Adaptive, TelemetryShiftsTheModelAhead) {
-  // The same events announced by telemetry: the runtime switches at the end
-  // of the step before each (the slow step never runs) and sees the
-  // recovery without probing.
+  // The same events announced by telemetry: the model moves before the
+  // slow step runs. Moving to the CPU waits at most one step (the CPU was
+  // never measured here, so the gain is within the uncertainty until one
+  // slow step confirms it); the recovery is taken at the end of the step
+  // before it, without probing.
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret = runAdaptive(
@@ -266,8 +268,11 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
       150, 0.02, &backend, &switches, /*telemetry=*/true, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.explorations, 0);
-  EXPECT_EQ(switches, (std::vector<int64_t>{4, 39}));
-  EXPECT_NEAR(regret.actual_seconds, regret.oracle_seconds, 1e-9);
+  ASSERT_EQ(switches.size(), 2u);
+  EXPECT_GE(switches[0], 4);
+  EXPECT_LE(switches[0], 5);
+  EXPECT_EQ(switches[1], 39);
+  EXPECT_LE(regret.actual_seconds / regret.oracle_seconds - 1, 0.01);
   // Learning from measurements only, without probes, never sees the
   // recovery: it stays on the CPU.
   runAdaptive(kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
