@@ -270,18 +270,21 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
   model.advance();
   hwagent_rt::Decision decision =
       hwagent_rt::decide(table, model, current, compiled, adaptiveParams);
-  if (!decision.switchWorthIt &&
-      decision.proposedSeconds < decision.currentSeconds) {
-    // A better assignment exists but does not clear the bar: say why.
+  // A `decision` line says why a better assignment did not clear the bar;
+  // a `repartition` line records a switch (applied, or vetoed).
+  auto logDecision = [&](const char *type, const char *applied) {
     hwagent_rt::MutexLock logLock(&mutex);
     if (log)
       absl::FPrintF(log,
-                    "{\"type\": \"decision\", \"step\": %d, \"current_seconds\": "
+                    "{\"type\": \"%s\", \"step\": %d, %s\"current_seconds\": "
                     "%.9g, \"proposed_seconds\": %.9g, \"gain_stddev\": %.9g, "
                     "\"reason\": \"%s\"}\n",
-                    step, decision.currentSeconds, decision.proposedSeconds,
-                    decision.gainStdDev, decision.reason);
-  }
+                    type, step, applied, decision.currentSeconds,
+                    decision.proposedSeconds, decision.gainStdDev, decision.reason);
+  };
+  if (!decision.switchWorthIt &&
+      decision.proposedSeconds < decision.currentSeconds)
+    logDecision("decision", "");
   if (decision.switchWorthIt) {
     std::vector<int64_t> ids;
     for (const hwagent_rt::RegionInfo &r : table.regions)
@@ -307,14 +310,8 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
       ++regret.switches;
       switchSteps.push_back(step);
     }
-    hwagent_rt::MutexLock logLock(&mutex);
-    if (log)
-      absl::FPrintF(log,
-                    "{\"type\": \"repartition\", \"step\": %d, \"applied\": %s, "
-                    "\"current_seconds\": %.9g, \"proposed_seconds\": %.9g, "
-                    "\"reason\": \"%s\"}\n",
-                    step, vetoed ? "false" : "true", decision.currentSeconds,
-                    decision.proposedSeconds, decision.reason);
+    logDecision("repartition",
+                vetoed ? "\"applied\": false, " : "\"applied\": true, ");
   }
   // Exploration: the backend measured least recently (that some region
   // could move to) gets one probe at the next step, on the region that

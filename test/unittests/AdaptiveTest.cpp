@@ -28,11 +28,21 @@ const char *kTable = "hwagent-region-table 1\n"
                      "edge 0 1 4000 1\n"
                      "edge 1 -1 4000 1\n";
 
-TEST(Adaptive, EstimatesConvergeToMeasurements) {
+/// The online model on kTable from the compiler's predictions, both
+/// regions on the ANE, every variant compiled.
+class AdaptiveModel : public testing::Test {
+protected:
+  void SetUp() override { model.reset(table, params); }
+
   RegionTable table = *parseRegionTable(kTable);
   OnlineModel model;
   AdaptiveParameters params;
-  model.reset(table, params);
+  std::vector<int32_t> current = {1, 1};
+  std::vector<bool> compiled =
+      std::vector<bool>(table.regions.size() * kNumBackends, true);
+};
+
+TEST_F(AdaptiveModel, EstimatesConvergeToMeasurements) {
   EXPECT_NEAR(model.get(0, 1).seconds(), 1e-3, 1e-12); // the prediction
   // The ANE really takes 3 ms for region 0 (noisy measurements).
   std::mt19937 rng(3);
@@ -53,13 +63,7 @@ TEST(Adaptive, EstimatesConvergeToMeasurements) {
   EXPECT_NEAR(model.get(0, 1).seconds(), 1e-3, 1.5e-4);
 }
 
-TEST(Adaptive, NoSwitchOnNoiseAlone) {
-  RegionTable table = *parseRegionTable(kTable);
-  OnlineModel model;
-  AdaptiveParameters params;
-  model.reset(table, params);
-  std::vector<int32_t> current = {1, 1};
-  std::vector<bool> compiled(table.regions.size() * kNumBackends, true);
+TEST_F(AdaptiveModel, NoSwitchOnNoiseAlone) {
   std::mt19937 rng(5);
   std::normal_distribution<double> noise(0.0, 0.1); // 10 % noise
   int switches = 0;
@@ -72,13 +76,7 @@ TEST(Adaptive, NoSwitchOnNoiseAlone) {
   EXPECT_EQ(switches, 0);
 }
 
-TEST(Adaptive, SwitchesWhenTheAneSlowsDown) {
-  RegionTable table = *parseRegionTable(kTable);
-  OnlineModel model;
-  AdaptiveParameters params;
-  model.reset(table, params);
-  std::vector<int32_t> current = {1, 1};
-  std::vector<bool> compiled(table.regions.size() * kNumBackends, true);
+TEST_F(AdaptiveModel, SwitchesWhenTheAneSlowsDown) {
   int reactedAfter = -1;
   for (int step = 0; step < 10 && reactedAfter < 0; ++step) {
     for (unsigned r = 0; r < 2; ++r)
