@@ -69,9 +69,12 @@ double linkCost(const RegionTable &table, int a, int b, int64_t bytes,
                 bool converts) {
   if (a == b)
     return 0;
-  double cost = table.linkSync + double(bytes) / table.linkBandwidth;
-  if (converts && (a == 1) != (b == 1) && table.linkConvertBandwidth > 0)
-    cost += double(bytes) / table.linkConvertBandwidth;
+  const RegionTable::Link &pair = table.pairs[a][b];
+  double bandwidth = pair.present ? pair.bandwidth : table.linkBandwidth;
+  double convert = pair.present ? pair.convertBandwidth : table.linkConvertBandwidth;
+  double cost = (pair.present ? pair.sync : table.linkSync) + double(bytes) / bandwidth;
+  if (converts && (a == 1) != (b == 1) && convert > 0)
+    cost += double(bytes) / convert;
   return cost;
 }
 

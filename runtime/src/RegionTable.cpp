@@ -77,6 +77,18 @@ absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
           !absl::SimpleAtod(f[2], &table.linkConvertBandwidth) ||
           !absl::SimpleAtod(f[3], &table.linkSync) || table.linkBandwidth <= 0)
         return bad("malformed link entry");
+    } else if (f[0] == "pair" && f.size() == 6) {
+      int from, to;
+      RegionTable::Link link;
+      if (!absl::SimpleAtoi(f[1], &from) || !absl::SimpleAtoi(f[2], &to) ||
+          from < 0 || from >= kNumBackends || to < 0 || to >= kNumBackends ||
+          from == to || !absl::SimpleAtod(f[3], &link.bandwidth) ||
+          !absl::SimpleAtod(f[4], &link.convertBandwidth) ||
+          !absl::SimpleAtod(f[5], &link.sync) || !(link.bandwidth > 0) ||
+          !(link.convertBandwidth >= 0) || !(link.sync >= 0))
+        return bad("malformed pair entry");
+      link.present = true;
+      table.pairs[from][to] = link;
     } else if (f[0] == "compile" && f.size() == 3) {
       int backend;
       double seconds;

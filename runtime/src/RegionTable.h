@@ -53,6 +53,12 @@ struct RegionTable {
   /// Boundary price: sync + bytes / bandwidth (+ bytes / convertBandwidth
   /// when f32 data crosses to or from the ANE).
   double linkBandwidth = 1e11, linkConvertBandwidth = 5e10, linkSync = 2e-4;
+  /// Ordered pairs with their own price (`pair` lines), else the above.
+  struct Link {
+    bool present = false;
+    double bandwidth = 0, convertBandwidth = 0, sync = 0;
+  };
+  Link pairs[kNumBackends][kNumBackends];
   /// One-time cost of first running a backend's variant (compilation).
   double compile[kNumBackends] = {0, 0, 0};
 

@@ -8,7 +8,7 @@
 //   ane: 1e-3 + max(4.194e-4, 1.97e-5) + 65536/1e10 = 1.426e-3 s
 // so the ANE is cheaper ...
 // RUN: hwagent-opt %s --hwagent-form-regions --hwagent-profile --hwagent-estimate-costs="target=%S/Inputs/simple-target.json" | FileCheck %s --check-prefix=NOMINAL
-// NOMINAL: module attributes {hwagent.target = #hwagent.target<"simple", transfer_bandwidth = 1.000000e+09, sync = 1.000000e-04, devices = [<backend = cpu, peak_flops = 1.000000e+09, {{.*}}>, <backend = ane, peak_flops = 1.000000e+10, {{.*}}max_dim = 16384, max_rank = 4>]>}
+// NOMINAL: module attributes {hwagent.target = #hwagent.target<"simple", transfer_bandwidth = 1.000000e+09, sync = 1.000000e-04, devices = [<backend = cpu, peak_flops = 1.000000e+09, {{.*}}>, <backend = ane, peak_flops = 1.000000e+10, {{.*}}max_dim = 16384, max_rank = 4>], links = [<from = cpu, to = ane, bandwidth = 1.000000e+09, convert_bandwidth = 5.000000e+08, sync = 1.000000e-04>, <from = ane, to = cpu, {{.*}}>]>}
 // NOMINAL: hwagent.region 0 {{.*}}costs = #hwagent.costs<cpu = 4.194000e-03 note "compute-bound", ane = 1.426000e-03 note "dispatch-bound, weight refresh 6.55e-06 s">
 //
 // ... until another app keeps the ANE 75 % busy: x4 = 5.704e-3 s > cpu.

@@ -92,6 +92,25 @@ TEST_F(AdaptiveModel, SwitchesWhenTheAneSlowsDown) {
   EXPECT_LE(reactedAfter, 3);
 }
 
+TEST(Adaptive, PairLinksPriceTheirBoundaries) {
+  std::string text = std::string(kTable) + "pair 0 2 1e10 0 5e-5\n";
+  RegionTable table = *parseRegionTable(text);
+  // cpu -> gpu: its own price; gpu -> cpu and cpu -> ane: the default link,
+  // the ANE one converting f32.
+  EXPECT_NEAR(linkCost(table, 0, 2, 1000, true), 5e-5 + 1000 / 1e10, 1e-15);
+  EXPECT_NEAR(linkCost(table, 2, 0, 1000, true), 1e-5 + 1000 / 1e11, 1e-15);
+  EXPECT_NEAR(linkCost(table, 0, 1, 1000, true),
+              1e-5 + 1000 / 1e11 + 1000 / 5e10, 1e-15);
+  EXPECT_EQ(linkCost(table, 1, 1, 1000, true), 0);
+  for (const char *bad : {"pair 0 0 1e10 0 0\n", "pair 0 3 1e10 0 0\n",
+                          "pair 0 2 0 0 0\n", "pair 0 2 1e10 0\n"}) {
+    absl::StatusOr<RegionTable> parsed = parseRegionTable(std::string(kTable) + bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("line 10"), std::string::npos)
+        << parsed.status().message();
+  }
+}
+
 std::string writeScenario(const char *text) {
   std::string path = testing::TempDir() + "adaptive.scenario";
   FILE *f = std::fopen(path.c_str(), "w");

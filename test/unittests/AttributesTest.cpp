@@ -115,11 +115,15 @@ TEST_F(AttributesTest, TargetLookup) {
                              APFloat(1.8e10), APFloat(0.38), APFloat(1.2e11),
                              APFloat(1.5e-4), 32 << 20, APFloat(2.0),
                              APFloat(0.03), 16384, 4);
+  auto link = LinkAttr::get(&context, Backend::cpu, Backend::ane, APFloat(1.2e11),
+                            APFloat(6e10), APFloat(2e-4));
   auto target = TargetAttr::get(&context, StringRef("apple-m4"), {ane}, APFloat(1.2e11),
-                                APFloat(2e-4));
+                                APFloat(2e-4), {link});
   EXPECT_EQ(target.lookup(Backend::ane), ane);
   EXPECT_FALSE(target.lookup(Backend::gpu));
   EXPECT_EQ(target.lookup(Backend::ane).getMaxDim(), 16384);
+  ASSERT_EQ(target.getLinks().size(), 1u);
+  EXPECT_EQ(target.getLinks()[0].getTo(), Backend::ane);
 }
 
 TEST_F(AttributesTest, RegionBuilderMirrorsInputs) {

@@ -366,10 +366,33 @@ LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult LinkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               Backend from, Backend to, APFloat bandwidthValue,
+                               APFloat convertBandwidthValue, APFloat syncValue) {
+  double bandwidth = bandwidthValue.convertToDouble();
+  double convert = convertBandwidthValue.convertToDouble();
+  double sync = syncValue.convertToDouble();
+  auto fail = [&](StringRef field, StringRef what, double value) {
+    return emitError() << "link " << stringifyBackend(from) << " -> "
+                       << stringifyBackend(to) << ": '" << field << "' must be "
+                       << what << ", got " << value;
+  };
+  if (from == to)
+    return emitError() << "link from " << stringifyBackend(from)
+                       << " to itself";
+  if (!(std::isfinite(bandwidth) && bandwidth > 0))
+    return fail("bandwidth", "positive", bandwidth);
+  if (!(std::isfinite(convert) && convert >= 0))
+    return fail("convert_bandwidth", "non-negative", convert);
+  if (!(std::isfinite(sync) && sync >= 0))
+    return fail("sync", "non-negative", sync);
+  return success();
+}
+
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef name, ArrayRef<DeviceAttr> devices,
                                  APFloat transferBandwidthValue,
-                                 APFloat syncValue) {
+                                 APFloat syncValue, ArrayRef<LinkAttr> links) {
   double transferBandwidth = transferBandwidthValue.convertToDouble();
   double sync = syncValue.convertToDouble();
   if (name.empty())
@@ -388,6 +411,12 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!(std::isfinite(sync) && sync >= 0))
     return emitError() << "target '" << name
                        << "': 'sync' must be non-negative, got " << sync;
+  llvm::SmallSet<std::pair<Backend, Backend>, 6> pairs;
+  for (LinkAttr link : links)
+    if (!pairs.insert({link.getFrom(), link.getTo()}).second)
+      return emitError() << "target '" << name << "' prices the link "
+                         << stringifyBackend(link.getFrom()) << " -> "
+                         << stringifyBackend(link.getTo()) << " twice";
   return success();
 }
 

@@ -168,26 +168,54 @@ def HwAgent_DeviceAttr : HwAgent_Attr<"Device", "device"> {
   let genVerifyDecl = 1;
 }
 
+def HwAgent_LinkAttr : HwAgent_Attr<"Link", "link"> {
+  let summary = "Price of a boundary from one backend to another";
+  let description = [{
+    A boundary from `from` to `to` costs `sync + bytes / bandwidth`, plus
+    `bytes / convert_bandwidth` when f32 data crosses to or from the ANE
+    (0 = conversion free).
+
+    Example:
+    ```mlir
+    #hwagent.link<from = cpu, to = gpu, bandwidth = 1.2e11,
+                  convert_bandwidth = 6.0e10, sync = 5.0e-5>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::hwagent::Backend":$from,
+    "::mlir::hwagent::Backend":$to,
+    APFloatParameter<"">:$bandwidth,
+    APFloatParameter<"">:$convert_bandwidth,
+    APFloatParameter<"">:$sync
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def HwAgent_TargetAttr : HwAgent_Attr<"Target", "target"> {
   let summary = "A heterogeneous chip: its backends and the links between them";
   let description = [{
     Example:
     ```mlir
     #hwagent.target<"apple-m4", transfer_bandwidth = 1.2e11, sync = 2.0e-4,
-                    devices = [#hwagent.device<...>, ...]>
+                    devices = [#hwagent.device<...>, ...],
+                    links = [#hwagent.link<from = cpu, to = gpu, ...>, ...]>
     ```
     `transfer_bandwidth` (bytes/s) and `sync` (seconds) price a boundary
-    between two backends. Each backend is described at most once.
+    between two backends without a link of their own; `links` (optional)
+    price ordered pairs. Each backend and each pair is described at most
+    once.
   }];
   let parameters = (ins
     StringRefParameter<"target name">:$name,
     ArrayRefParameter<"::mlir::hwagent::DeviceAttr", "backends">:$devices,
     APFloatParameter<"">:$transferBandwidth,
-    APFloatParameter<"">:$sync
+    APFloatParameter<"">:$sync,
+    OptionalArrayRefParameter<"::mlir::hwagent::LinkAttr", "links">:$links
   );
   let assemblyFormat = [{
     `<` $name `,` `transfer_bandwidth` `=` $transferBandwidth `,` `sync` `=` $sync
-    `,` `devices` `=` `[` $devices `]` `>`
+    `,` `devices` `=` `[` $devices `]` (`,` `links` `=` `[` $links^ `]`)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -198,8 +198,9 @@ struct EstimateCostsPass
   }
 
   /// The target as an IR attribute, so the annotated module says what it was
-  /// estimated for. It summarizes: per backend the highest peak, and the
-  /// default link.
+  /// estimated for. It summarizes per backend the highest peak; it prices
+  /// every ordered pair of its backends (the region table and the runtime
+  /// price boundaries from it, as the partitioner did).
   static TargetAttr toAttr(MLIRContext *ctx,
                            const cm::TargetDescription &target) {
     SmallVector<DeviceAttr> devices;
@@ -213,9 +214,20 @@ struct EstimateCostsPass
           APFloat(b.dispatch), b.sramBytes, APFloat(b.spillFactor),
           APFloat(b.compile), b.maxDim, b.maxRank));
     }
+    SmallVector<LinkAttr> links;
+    for (const cm::BackendDescription &a : target.backends)
+      for (const cm::BackendDescription &b : target.backends) {
+        if (a.kind == b.kind)
+          continue;
+        const cm::LinkDescription &link = target.link(a.kind, b.kind);
+        links.push_back(LinkAttr::get(
+            ctx, static_cast<Backend>(a.kind), static_cast<Backend>(b.kind),
+            APFloat(link.bandwidth), APFloat(link.convertBandwidth),
+            APFloat(link.sync)));
+      }
     return TargetAttr::get(ctx, StringRef(target.name), devices,
                            APFloat(target.defaultLink.bandwidth),
-                           APFloat(target.defaultLink.sync));
+                           APFloat(target.defaultLink.sync), links);
   }
 
   /// Blends matched measurements into the predictions and scales unmatched

@@ -155,8 +155,12 @@ struct LowerToRuntimePass
     for (RegionOp region : regions)
       globalIdOf[region] = globalIdOf.size();
 
+    // Edges first: lowering a region replaces it, after which its results
+    // no longer name their producer.
+    for (RegionOp region : regions)
+      collectEdges(region, globalIdOf, edges);
     for (RegionOp region : regions) {
-      FailureOr<RegionRecord> record = lowerRegion(region, globalIdOf, edges);
+      FailureOr<RegionRecord> record = lowerRegion(region, globalIdOf);
       if (failed(record))
         return signalPassFailure();
       records.push_back(*record);
@@ -185,9 +189,53 @@ struct LowerToRuntimePass
           fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
   }
 
+  /// Whether data of `type` is converted when it crosses to or from the ANE
+  /// (non-f16 float tensors; as the partitioner prices it).
+  static bool convertsAtTheAne(Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return isa<ShapedType>(type) && isa<FloatType>(element) && !element.isF16();
+  }
+
+  /// Whether `value` is read by an op that is not a region (looking through
+  /// transfers): the host reads it.
+  static bool readByHost(Value value) {
+    return llvm::any_of(value.getUsers(), [](Operation *user) {
+      if (auto transfer = dyn_cast<TransferOp>(user))
+        return readByHost(transfer.getResult());
+      return !isa<RegionOp>(user);
+    });
+  }
+
+  /// The table's edges of `region`, as the partitioner priced its flows:
+  /// one per distinct input, from the region producing it (through
+  /// transfers) or the host (-1), and one to the host (-1) per result the
+  /// host reads.
+  void collectEdges(RegionOp region,
+                    const llvm::DenseMap<Operation *, int64_t> &globalIdOf,
+                    std::vector<std::array<int64_t, 4>> &edges) {
+    llvm::SmallPtrSet<Value, 8> seen;
+    for (Value input : region.getInputs()) {
+      if (!seen.insert(input).second)
+        continue;
+      // The value as produced (before any transfer converted it).
+      Value source = input;
+      while (auto transfer = source.getDefiningOp<TransferOp>())
+        source = transfer.getInput();
+      Operation *def = source.getDefiningOp();
+      int64_t from = -1;
+      if (auto it = globalIdOf.find(def); def && it != globalIdOf.end())
+        from = it->second;
+      edges.push_back({from, globalIdOf.lookup(region), countBytes(source.getType()),
+                       convertsAtTheAne(source.getType()) ? 1 : 0});
+    }
+    for (Value result : region.getResults())
+      if (readByHost(result))
+        edges.push_back({globalIdOf.lookup(region), -1, countBytes(result.getType()),
+                         convertsAtTheAne(result.getType()) ? 1 : 0});
+  }
+
   FailureOr<RegionRecord>
-  lowerRegion(RegionOp region, llvm::DenseMap<Operation *, int64_t> &globalIdOf,
-              std::vector<std::array<int64_t, 4>> &edges) {
+  lowerRegion(RegionOp region, llvm::DenseMap<Operation *, int64_t> &globalIdOf) {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     RegionRecord record;
@@ -216,18 +264,6 @@ struct LowerToRuntimePass
     if (FeaturesAttr features = region.getFeaturesAttr()) {
       record.flops = features.getFlops();
       record.bytes = features.getBytesRead() + features.getBytesWritten();
-    }
-    for (Value input : region.getInputs()) {
-      Operation *def = input.getDefiningOp();
-      while (auto transfer = dyn_cast_or_null<TransferOp>(def))
-        def = transfer.getInput().getDefiningOp();
-      int64_t from = -1;
-      if (auto it = globalIdOf.find(def); def && it != globalIdOf.end())
-        from = it->second;
-      Type element = getElementTypeOrSelf(input.getType());
-      bool converts = isa<FloatType>(element) && !element.isF16();
-      edges.push_back({from, record.globalId, countBytes(input.getType()),
-                       converts ? 1 : 0});
     }
 
     // Outline the variants.
@@ -409,6 +445,16 @@ struct LowerToRuntimePass
       extra += llvm::formatv("link {0:e} {1:e} {2:e}\n", bandwidth, bandwidth / 2,
                              attr.getSync().convertToDouble())
                    .str();
+      // Ordered pairs with their own price (the default link above prices
+      // the rest).
+      for (LinkAttr link : attr.getLinks())
+        extra += llvm::formatv("pair {0} {1} {2:e} {3:e} {4:e}\n",
+                               static_cast<int>(link.getFrom()),
+                               static_cast<int>(link.getTo()),
+                               link.getBandwidth().convertToDouble(),
+                               link.getConvertBandwidth().convertToDouble(),
+                               link.getSync().convertToDouble())
+                     .str();
       for (DeviceAttr device : attr.getDevices())
         extra += llvm::formatv("compile {0} {1:e}\n",
                                static_cast<int>(device.getBackend()),

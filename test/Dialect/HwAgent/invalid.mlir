@@ -128,6 +128,26 @@ func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 0.0, sy
 // expected-error @+1 {{target 't': 'sync' must be non-negative, got -1}}
 func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = -1.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
 
+
+// -----
+
+// expected-error @+1 {{link from cpu to itself}}
+func.func @f() attributes {a = #hwagent.link<from = cpu, to = cpu, bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0>} { return }
+
+// -----
+
+// expected-error @+1 {{link cpu -> gpu: 'sync' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.link<from = cpu, to = gpu, bandwidth = 1.0, convert_bandwidth = 0.0, sync = -1.0>} { return }
+
+// -----
+
+// expected-error @+1 {{link cpu -> ane: 'bandwidth' must be positive, got 0}}
+func.func @f() attributes {a = #hwagent.link<from = cpu, to = ane, bandwidth = 0.0, convert_bandwidth = 0.0, sync = 0.0>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't' prices the link cpu -> gpu twice}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>], links = [<from = cpu, to = gpu, bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0>, <from = cpu, to = gpu, bandwidth = 2.0, convert_bandwidth = 0.0, sync = 0.0>]>} { return }
 // -----
 
 func.func @f() {

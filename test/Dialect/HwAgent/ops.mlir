@@ -46,7 +46,11 @@ func.func @features_defaults() attributes {
   // CHECK-SAME: t = #hwagent.target<"apple-m4", transfer_bandwidth = 1.200000e+11, sync = 2.000000e-04, devices = [<backend = ane, peak_flops = 1.100000e+13, ramp_flops = 1.800000e+10, ramp_exponent = 3.800000e-01, bandwidth = 1.200000e+11, dispatch = 1.500000e-04, sram_bytes = 33554432, spill_factor = 2.000000e+00, compile = 3.000000e-02, max_dim = 16384, max_rank = 4>, <backend = cpu
   t = #hwagent.target<"apple-m4", transfer_bandwidth = 1.2e11, sync = 2.0e-4, devices = [
         #hwagent.device<backend = ane, peak_flops = 1.1e13, ramp_flops = 1.8e10, ramp_exponent = 0.38, bandwidth = 1.2e11, dispatch = 1.5e-4, sram_bytes = 33554432, spill_factor = 2.0, compile = 0.03, max_dim = 16384, max_rank = 4>,
-        #hwagent.device<backend = cpu, peak_flops = 1.4e12, ramp_flops = 1.0e6, ramp_exponent = 1.0, bandwidth = 1.2e11, dispatch = 2.0e-6, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>
+        #hwagent.device<backend = cpu, peak_flops = 1.4e12, ramp_flops = 1.0e6, ramp_exponent = 1.0, bandwidth = 1.2e11, dispatch = 2.0e-6, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>,
+  // CHECK-SAME: u = #hwagent.target<"m", {{.*}}devices = [<backend = cpu{{.*}}>], links = [<from = cpu, to = gpu, bandwidth = 1.200000e+11, convert_bandwidth = 0.000000e+00, sync = 5.000000e-05>]>
+  u = #hwagent.target<"m", transfer_bandwidth = 1.2e11, sync = 2.0e-4, devices = [
+        #hwagent.device<backend = cpu, peak_flops = 1.4e12, ramp_flops = 1.0e6, ramp_exponent = 1.0, bandwidth = 1.2e11, dispatch = 2.0e-6, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>],
+      links = [#hwagent.link<from = cpu, to = gpu, bandwidth = 1.2e11, convert_bandwidth = 0.0, sync = 5.0e-5>]>
 } {
   return
 }
