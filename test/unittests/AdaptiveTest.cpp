@@ -246,6 +246,10 @@ TEST(Adaptive, ExplorationStaysWithinItsBudget) {
   EXPECT_GT(generous.explorations, 3 * regret.explorations);
 }
 
+/// The ANE slows down 6x at step 5 and recovers at step 40.
+const char *kSlowdownAndRecovery =
+    "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n";
+
 TEST(Adaptive, ExplorationFindsTheRecovery) {
   // The ANE slows down 6x at step 5 (both regions move to the CPU) and
   // recovers at step 40; only probes can see the recovery. While the ANE
@@ -254,7 +258,7 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret = runAdaptive(
-      kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+      kTable, kSlowdownAndRecovery,
       150, 0.02, &backend, &switches);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.switches, 2);
@@ -266,7 +270,7 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
   // A generous budget sees the recovery sooner (and pays for more probes
   // while the ANE is slow).
   runAdaptive(
-      kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+      kTable, kSlowdownAndRecovery,
       150, 0.2, nullptr, &switches);
   ASSERT_EQ(switches.size(), 2u);
   EXPECT_LE(switches[1], 40 + 6);
@@ -281,7 +285,7 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret = runAdaptive(
-      kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+      kTable, kSlowdownAndRecovery,
       150, 0.02, &backend, &switches, /*telemetry=*/true, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.explorations, 0);
@@ -292,7 +296,7 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   EXPECT_LE(regret.actual_seconds / regret.oracle_seconds - 1, 0.01);
   // Learning from measurements only, without probes, never sees the
   // recovery: it stays on the CPU.
-  runAdaptive(kTable, "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n",
+  runAdaptive(kTable, kSlowdownAndRecovery,
               150, 0.02, &backend, &switches, /*telemetry=*/false, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
   EXPECT_EQ(switches.size(), 1u);
