@@ -95,7 +95,7 @@ static hwcore::PartitionProblem makeProblem(const RegionTable &table,
   }
   unsigned host = problem.addNode({0, hwcore::kIllegal, hwcore::kIllegal});
   for (const EdgeInfo &e : table.edges) {
-    int from = table.indexOf(e.from), to = table.indexOf(e.to);
+    int from = e.fromIndex, to = e.toIndex;
     std::vector<double> costs(kNumBackends * kNumBackends);
     for (int a = 0; a < kNumBackends; ++a)
       for (int b = 0; b < kNumBackends; ++b)

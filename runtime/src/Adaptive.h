@@ -109,12 +109,30 @@ double stepTime(const RegionTable &table, const std::vector<int32_t> &backends,
   double total = 0;
   for (size_t r = 0; r < table.regions.size(); ++r)
     total += cost(r, backends[r]);
-  for (const EdgeInfo &e : table.edges) {
-    int from = table.indexOf(e.from), to = table.indexOf(e.to);
-    int a = from < 0 ? 0 : backends[from], b = to < 0 ? 0 : backends[to];
-    total += linkCost(table, a, b, e.bytes, e.converts);
-  }
+  for (const EdgeInfo &e : table.edges)
+    total += linkCost(table, e.fromIndex < 0 ? 0 : backends[e.fromIndex],
+                      e.toIndex < 0 ? 0 : backends[e.toIndex], e.bytes, e.converts);
   return total;
+}
+
+/// How much the step time of `backends` changes when region `region` alone
+/// moves to `backend` (its own cost and its boundaries only).
+template <typename CostFn>
+double moveDelta(const RegionTable &table, const std::vector<int32_t> &backends,
+                 unsigned region, int backend, CostFn cost) {
+  int current = backends[region];
+  double delta = cost(region, backend) - cost(region, current);
+  for (uint32_t index : table.incident[region]) {
+    const EdgeInfo &e = table.edges[index];
+    auto side = [&](int end, int moved) {
+      return end < 0 ? 0 : end == int(region) ? moved : backends[end];
+    };
+    delta += linkCost(table, side(e.fromIndex, backend), side(e.toIndex, backend),
+                      e.bytes, e.converts) -
+             linkCost(table, side(e.fromIndex, current), side(e.toIndex, current),
+                      e.bytes, e.converts);
+  }
+  return delta;
 }
 
 /// Minimum step time over all assignments when region r on backend b costs

@@ -13,15 +13,9 @@ const char *backendName(int backend) {
   return backend >= 0 && backend < kNumBackends ? names[backend] : "unknown";
 }
 
-int RegionTable::indexOf(int64_t id) const {
-  for (size_t i = 0; i < regions.size(); ++i)
-    if (regions[i].id == id)
-      return static_cast<int>(i);
-  return -1;
-}
-
 absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
   RegionTable table;
+  std::vector<int> edgeLines;
   int lineNumber = 0;
   bool sawHeader = false;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -62,6 +56,8 @@ absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
                                 " is assigned to a backend it cannot run on"));
       if (!r.legal(0))
         return bad(absl::StrCat("region ", r.id, " has no CPU variant"));
+      if (!table.indexOf.try_emplace(r.id, table.regions.size()).second)
+        return bad(absl::StrCat("region ", r.id, " is listed twice"));
       table.regions.push_back(std::move(r));
     } else if (f[0] == "edge" && (f.size() == 4 || f.size() == 5)) {
       EdgeInfo e;
@@ -72,6 +68,7 @@ absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
         return bad("malformed edge entry");
       e.converts = converts != 0;
       table.edges.push_back(e);
+      edgeLines.push_back(lineNumber);
     } else if (f[0] == "link" && f.size() == 4) {
       if (!absl::SimpleAtod(f[1], &table.linkBandwidth) ||
           !absl::SimpleAtod(f[2], &table.linkConvertBandwidth) ||
@@ -102,6 +99,25 @@ absl::StatusOr<RegionTable> parseRegionTable(absl::string_view text) {
   }
   if (!sawHeader)
     return absl::InvalidArgumentError("region table is empty");
+  // Edges may precede the regions they name: resolve them at the end.
+  table.incident.resize(table.regions.size());
+  for (size_t i = 0; i < table.edges.size(); ++i) {
+    EdgeInfo &e = table.edges[i];
+    for (auto [id, index] : {std::pair<int64_t, int *>{e.from, &e.fromIndex},
+                             std::pair<int64_t, int *>{e.to, &e.toIndex}}) {
+      if (id == -1)
+        continue;
+      auto it = table.indexOf.find(id);
+      if (it == table.indexOf.end())
+        return absl::InvalidArgumentError(absl::StrCat(
+            "region table line ", edgeLines[i], ": edge names unknown region ", id));
+      *index = static_cast<int>(it->second);
+    }
+    if (e.fromIndex >= 0)
+      table.incident[e.fromIndex].push_back(i);
+    if (e.toIndex >= 0 && e.toIndex != e.fromIndex)
+      table.incident[e.toIndex].push_back(i);
+  }
   return table;
 }
 

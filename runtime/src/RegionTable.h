@@ -16,6 +16,7 @@
 #ifndef HWAGENT_RT_REGIONTABLE_H
 #define HWAGENT_RT_REGIONTABLE_H
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -42,6 +43,8 @@ struct RegionInfo {
 
 struct EdgeInfo {
   int64_t from = -1, to = -1, bytes = 0;
+  /// Table indices of `from` and `to` (-1: the host), resolved at parse.
+  int fromIndex = -1, toIndex = -1;
   /// f32 data: converted to f16 when it crosses to or from the ANE.
   bool converts = true;
 };
@@ -62,8 +65,11 @@ struct RegionTable {
   /// One-time cost of first running a backend's variant (compilation).
   double compile[kNumBackends] = {0, 0, 0};
 
-  /// Table index of region `id`, -1 for the host or an unknown id.
-  int indexOf(int64_t id) const;
+  /// Table index of each region id.
+  absl::flat_hash_map<int64_t, uint32_t> indexOf;
+  /// Per region (table index), the edges (indices into `edges`) that
+  /// touch it.
+  std::vector<std::vector<uint32_t>> incident;
 };
 
 /// Parses the table; errors name the line.

@@ -72,7 +72,6 @@ thread_local OpenExecution openExecution;
 
 struct hwagent_session {
   hwagent_rt::RegionTable table;
-  absl::flat_hash_map<int64_t, uint32_t> indexOf;
   std::unique_ptr<RegionState[]> states;
   hwagent_options_t options;
   std::string lastError;
@@ -99,6 +98,10 @@ struct hwagent_session {
   std::vector<int64_t> switchSteps ABSL_GUARDED_BY(adaptiveMutex);
   hwagent_regret_t regret ABSL_GUARDED_BY(adaptiveMutex) = {};
   std::vector<double> truthTotals ABSL_GUARDED_BY(adaptiveMutex);
+  /// The per-step oracle's step time and the scenario factors it was
+  /// solved under (the truth changes only when they do).
+  double oracleSeconds ABSL_GUARDED_BY(adaptiveMutex) = -1;
+  double oracleFactors[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {0, 0, 0};
   std::atomic<int32_t> exploreRegion{-1};
   int64_t lastMeasured[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {-1, -1, -1};
   double exploreBudget = 0.02;
@@ -150,8 +153,8 @@ struct hwagent_session {
   absl::BitGen rng ABSL_GUARDED_BY(mutex);
 
   const hwagent_rt::RegionInfo *lookup(int64_t id, uint32_t *index) const {
-    auto it = indexOf.find(id);
-    if (it == indexOf.end())
+    auto it = table.indexOf.find(id);
+    if (it == table.indexOf.end())
       return nullptr;
     *index = it->second;
     return &table.regions[it->second];
@@ -232,14 +235,18 @@ void hwagent_session::accountStep(int64_t step) {
     for (size_t r = 0; r < ran.size(); ++r)
       ran[r] = states[r].lastRun.load(std::memory_order_relaxed);
     regret.actual_seconds += hwagent_rt::stepTime(table, ran, truthCost);
-    regret.oracle_seconds += hwagent_rt::bestStepTime(table, truthCost, 1.0);
+    bool changed = oracleSeconds < 0;
+    for (int b = 0; b < kNumBackends; ++b) {
+      changed |= oracleFactors[b] != scenarioFactor(b);
+      oracleFactors[b] = scenarioFactor(b);
+    }
+    if (changed)
+      oracleSeconds = hwagent_rt::bestStepTime(table, truthCost, 1.0);
+    regret.oracle_seconds += oracleSeconds;
     for (size_t r = 0; r < table.regions.size(); ++r)
       for (int b = 0; b < kNumBackends; ++b)
         truthTotals[r * kNumBackends + b] += truth(r, b);
     regret.steps = step + 1;
-    regret.best_fixed_seconds = hwagent_rt::bestStepTime(
-        table, [&](size_t r, int b) { return truthTotals[r * kNumBackends + b]; },
-        double(regret.steps));
   }
 }
 
@@ -344,14 +351,11 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
   // largest estimated gain there.
   int bestRegion = -1;
   double bestGain = 0, bestCost = 0;
-  std::vector<int32_t> probe = current;
   for (size_t r = 0; r < table.regions.size(); ++r) {
     if (!table.regions[r].legal(bestBackend) || current[r] == bestBackend)
       continue;
-    probe[r] = bestBackend;
     double cost = std::max(
-        0.0, hwagent_rt::stepTime(table, probe, estimated) - currentSeconds);
-    probe[r] = current[r];
+        0.0, hwagent_rt::moveDelta(table, current, r, bestBackend, estimated));
     if (cost > exploreCredit)
       continue;
     double gain = estimated(r, current[r]) - estimated(r, bestBackend);
@@ -449,7 +453,6 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
   s->states = std::make_unique<RegionState[]>(s->table.regions.size());
   for (uint32_t i = 0; i < s->table.regions.size(); ++i) {
     const hwagent_rt::RegionInfo &r = s->table.regions[i];
-    s->indexOf[r.id] = i;
     int backend = r.assigned;
     int forced = s->options.force_backend;
     if (forced >= 0 && forced < kNumBackends)
@@ -680,6 +683,13 @@ hwagent_status_t hwagent_session_regret(const hwagent_session_t *s,
   auto *session = const_cast<hwagent_session_t *>(s);
   hwagent_rt::MutexLock lock(&session->adaptiveMutex);
   *regret = session->regret;
+  // The best fixed assignment in hindsight: solved when asked for, over the
+  // truth summed so far.
+  if (regret->steps > 0)
+    regret->best_fixed_seconds = hwagent_rt::bestStepTime(
+        session->table,
+        [&](size_t r, int b) { return session->truthTotals[r * kNumBackends + b]; },
+        double(regret->steps));
   return HWAGENT_OK;
 }
 

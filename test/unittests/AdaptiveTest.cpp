@@ -111,6 +111,34 @@ TEST(Adaptive, PairLinksPriceTheirBoundaries) {
   }
 }
 
+TEST(Adaptive, MoveDeltaIsTheStepTimeDifference) {
+  // A chain of 6 regions with a skip edge and host edges; every move of
+  // every region from random assignments.
+  std::string text = "hwagent-region-table 1\ntarget test\nlink 1e10 5e9 1e-5\n"
+                     "pair 0 2 2e10 0 5e-6\n";
+  for (int r = 0; r < 6; ++r)
+    text += "region " + std::to_string(r) + " k 0 7 " + std::to_string(1e-3 * (r + 1)) +
+            " 5e-4 7e-4 0 0\n";
+  text += "edge -1 0 1000 1\nedge 0 1 2000 1\nedge 1 2 3000 0\nedge 2 3 4000 1\n"
+          "edge 3 4 5000 1\nedge 4 5 6000 1\nedge 1 4 7000 1\nedge 5 -1 8000 1\n";
+  RegionTable table = *parseRegionTable(text);
+  auto cost = [&](size_t r, int b) { return table.regions[r].predicted[b]; };
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<int32_t> backends(6);
+    for (int32_t &b : backends)
+      b = int32_t(rng() % kNumBackends);
+    double before = stepTime(table, backends, cost);
+    for (unsigned r = 0; r < 6; ++r)
+      for (int b = 0; b < kNumBackends; ++b) {
+        std::vector<int32_t> moved = backends;
+        moved[r] = b;
+        EXPECT_NEAR(moveDelta(table, backends, r, b, cost),
+                    stepTime(table, moved, cost) - before, 1e-15);
+      }
+  }
+}
+
 std::string writeScenario(const char *text) {
   std::string path = testing::TempDir() + "adaptive.scenario";
   FILE *f = std::fopen(path.c_str(), "w");

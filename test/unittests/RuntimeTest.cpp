@@ -1,5 +1,6 @@
 //===- RuntimeTest.cpp - libhwagent_rt through its C ABI ------------------===//
 
+#include "RegionTable.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +47,26 @@ TEST(Runtime, VersionAndTableErrors) {
             HWAGENT_INVALID_ARGUMENT);
   EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 1 2 0 0 0 0 0\n").status,
             HWAGENT_INVALID_ARGUMENT);
+  // A region listed twice; an edge naming a region the table lacks (edges
+  // may precede their regions). The message names the line.
+  const char *twice = "hwagent-region-table 1\nregion 0 k 0 1 0 0 0 0 0\n"
+                      "region 0 k 0 1 0 0 0 0 0\n";
+  Session duplicate(twice);
+  EXPECT_EQ(duplicate.status, HWAGENT_INVALID_ARGUMENT);
+  absl::StatusOr<hwagent_rt::RegionTable> parsed = hwagent_rt::parseRegionTable(twice);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(), "region table line 3: region 0 is listed twice");
+  parsed = hwagent_rt::parseRegionTable(
+      "hwagent-region-table 1\nedge 0 7 4\nregion 0 k 0 1 0 0 0 0 0\n");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "region table line 2: edge names unknown region 7");
+  parsed = hwagent_rt::parseRegionTable(
+      "hwagent-region-table 1\nedge -1 0 4\nregion 0 k 0 1 0 0 0 0 0\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->edges[0].fromIndex, -1);
+  EXPECT_EQ(parsed->edges[0].toIndex, 0);
+  EXPECT_EQ(parsed->incident[0], std::vector<uint32_t>{0});
   hwagent_options_t wrong;
   hwagent_options_init(&wrong);
   wrong.struct_size = 8;
