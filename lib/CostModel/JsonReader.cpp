@@ -45,17 +45,35 @@ JsonReader::parseDocument(const std::string &text, const std::string &schema,
   return std::move(*root);
 }
 
+/// Reads `key` of `o` into `out` with `get` (a json::Value accessor giving
+/// an optional); `expected` names the type in the error. Absent and not
+/// required: `out` keeps its default.
+template <typename T, typename Get>
+static bool readScalar(JsonReader &reader, const json::Object &o,
+                       llvm::StringRef key, const std::string &path, T &out,
+                       bool required, Get get, const char *expected) {
+  std::string field = JsonReader::join(path, key);
+  const json::Value *value = o.get(key);
+  if (!value)
+    return required ? reader.fail(field, "missing") : true;
+  auto read = get(*value);
+  if (!read)
+    return reader.fail(field, expected);
+  out = T(*read);
+  return true;
+}
+
 bool JsonReader::number(const json::Object &o, llvm::StringRef key,
                         const std::string &path, double &out,
                         Constraint constraint, bool required) {
+  double v = out;
+  if (!readScalar(*this, o, key, path, v, required,
+                  [](const json::Value &value) { return value.getAsNumber(); },
+                  "expected a number"))
+    return false;
+  if (!o.get(key))
+    return true; // absent and not required
   std::string field = join(path, key);
-  const json::Value *value = o.get(key);
-  if (!value)
-    return required ? fail(field, "missing") : true;
-  std::optional<double> number = value->getAsNumber();
-  if (!number)
-    return fail(field, "expected a number");
-  double v = *number;
   if (!std::isfinite(v))
     return fail(field, "must be finite");
   switch (constraint) {
@@ -85,42 +103,24 @@ bool JsonReader::number(const json::Object &o, llvm::StringRef key,
 bool JsonReader::integer(const json::Object &o, llvm::StringRef key,
                          const std::string &path, int64_t &out,
                          bool required) {
-  std::string field = join(path, key);
-  const json::Value *value = o.get(key);
-  if (!value)
-    return required ? fail(field, "missing") : true;
-  std::optional<int64_t> number = value->getAsInteger();
-  if (!number)
-    return fail(field, "expected an integer");
-  out = *number;
-  return true;
+  return readScalar(*this, o, key, path, out, required,
+                    [](const json::Value &v) { return v.getAsInteger(); },
+                    "expected an integer");
 }
 
 bool JsonReader::string(const json::Object &o, llvm::StringRef key,
                         const std::string &path, std::string &out,
                         bool required) {
-  std::string field = join(path, key);
-  const json::Value *value = o.get(key);
-  if (!value)
-    return required ? fail(field, "missing") : true;
-  std::optional<llvm::StringRef> text = value->getAsString();
-  if (!text)
-    return fail(field, "expected a string");
-  out = text->str();
-  return true;
+  return readScalar(*this, o, key, path, out, required,
+                    [](const json::Value &v) { return v.getAsString(); },
+                    "expected a string");
 }
 
 bool JsonReader::boolean(const json::Object &o, llvm::StringRef key,
                          const std::string &path, bool &out, bool required) {
-  std::string field = join(path, key);
-  const json::Value *value = o.get(key);
-  if (!value)
-    return required ? fail(field, "missing") : true;
-  std::optional<bool> flag = value->getAsBoolean();
-  if (!flag)
-    return fail(field, "expected true or false");
-  out = *flag;
-  return true;
+  return readScalar(*this, o, key, path, out, required,
+                    [](const json::Value &v) { return v.getAsBoolean(); },
+                    "expected true or false");
 }
 
 bool JsonReader::strings(const json::Object &o, llvm::StringRef key,
