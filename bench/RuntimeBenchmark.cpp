@@ -1,7 +1,8 @@
 //===- RuntimeBenchmark.cpp - runtime overhead per region execution -------===//
 //
 // select + begin + end for one region, as generated code calls them (logging
-// and tracing off). Target (issue 6): <= 100 ns median.
+// and tracing off), with the adaptive model's update per execution or
+// without. Target (issue 6): <= 100 ns median.
 //
 //   build/bin/hwagent-bench-runtime --benchmark_repetitions=10
 //
@@ -20,6 +21,7 @@ void regionOverhead(benchmark::State &state) {
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.force_backend = static_cast<int32_t>(state.range(0));
+  options.adaptive = static_cast<int32_t>(state.range(1));
   hwagent_session_t *session = nullptr;
   if (hwagent_session_create(kTable, &options, &session) != HWAGENT_OK) {
     state.SkipWithError("session");
@@ -36,7 +38,8 @@ void regionOverhead(benchmark::State &state) {
 
 } // namespace
 
-BENCHMARK(regionOverhead)->Arg(HWAGENT_BACKEND_CPU)->Arg(HWAGENT_BACKEND_ANE)
-    ->ArgName("backend");
+BENCHMARK(regionOverhead)
+    ->ArgsProduct({{HWAGENT_BACKEND_CPU, HWAGENT_BACKEND_ANE}, {0, 1}})
+    ->ArgNames({"backend", "adaptive"});
 
 BENCHMARK_MAIN();

@@ -30,7 +30,8 @@ Estimate OnlineModel::get(unsigned region, int backend) const {
                   o.variance + d.variance, d.samples};
 }
 
-void OnlineModel::update(unsigned region, int backend, double seconds) {
+void OnlineModel::update(unsigned region, int backend, double seconds,
+                         int64_t samples) {
   Estimate &d = deviation[region * kNumBackends + backend];
   Estimate &o = offset[backend];
   double z = std::log(std::max(seconds, 1e-9));
@@ -38,14 +39,15 @@ void OnlineModel::update(unsigned region, int backend, double seconds) {
                            o.mean + d.mean);
   // Joint update of the two terms: each takes its share of the innovation
   // by its variance (the measurement sees their sum).
-  double total = o.variance + d.variance + params.measurementVariance;
+  double total = o.variance + d.variance +
+                 params.measurementVariance / double(std::max<int64_t>(samples, 1));
   double gainOffset = o.variance / total, gainDeviation = d.variance / total;
   o.mean += gainOffset * innovation;
   d.mean += gainDeviation * innovation;
   o.variance *= 1 - gainOffset;
   d.variance *= 1 - gainDeviation;
-  ++d.samples;
-  ++o.samples;
+  d.samples += samples;
+  o.samples += samples;
 }
 
 void OnlineModel::advance() {

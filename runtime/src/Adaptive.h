@@ -58,8 +58,9 @@ struct Estimate {
 class OnlineModel {
 public:
   void reset(const RegionTable &table, const AdaptiveParameters &params);
-  /// A measurement of `region` (table index) on `backend`.
-  void update(unsigned region, int backend, double seconds);
+  /// `samples` measurements of `region` (table index) on `backend` whose
+  /// mean is `seconds` (the mean's variance shrinks with their number).
+  void update(unsigned region, int backend, double seconds, int64_t samples = 1);
   /// Forgetting between steps.
   void advance();
   /// A known change of `backend`'s speed by exp(logFactor) (telemetry:

@@ -101,6 +101,11 @@ struct hwagent_session {
   /// The per-step oracle's step time and the scenario factors it was
   /// solved under (the truth changes only when they do).
   double oracleSeconds ABSL_GUARDED_BY(adaptiveMutex) = -1;
+  /// Per region and backend, the executions and nanoseconds the model has
+  /// already learned from (the counters themselves are the atomics in
+  /// RegionState: executions stay lock-free).
+  std::vector<int64_t> learnedExecutions ABSL_GUARDED_BY(adaptiveMutex);
+  std::vector<int64_t> learnedNanos ABSL_GUARDED_BY(adaptiveMutex);
   double oracleFactors[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {0, 0, 0};
   std::atomic<int32_t> exploreRegion{-1};
   int64_t lastMeasured[kNumBackends] ABSL_GUARDED_BY(adaptiveMutex) = {-1, -1, -1};
@@ -254,6 +259,21 @@ void hwagent_session::adaptAtStepEnd(int64_t step) {
   if (!options.adaptive)
     return;
   hwagent_rt::MutexLock lock(&adaptiveMutex);
+  // What ran since the last step end: one update per region and backend
+  // with the mean of its executions.
+  for (size_t r = 0; r < table.regions.size(); ++r)
+    for (int b = 0; b < kNumBackends; ++b) {
+      size_t slot = r * kNumBackends + b;
+      int64_t executions = states[r].executions[b].load(std::memory_order_relaxed);
+      int64_t nanos = states[r].nanos[b].load(std::memory_order_relaxed);
+      int64_t n = executions - learnedExecutions[slot];
+      if (n <= 0)
+        continue;
+      model.update(r, b, double(nanos - learnedNanos[slot]) * 1e-9 / double(n), n);
+      compiled[slot] = true;
+      learnedExecutions[slot] = executions;
+      learnedNanos[slot] = nanos;
+    }
   std::vector<int32_t> current = currentBackends();
   // Telemetry as a control input: the load and thermal state the next step
   // runs under (here the scenario's; on a device, the OS's) move the
@@ -499,6 +519,8 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
     for (uint32_t i = 0; i < s->table.regions.size(); ++i)
       s->compiled[i * kNumBackends + s->states[i].backend.load()] = true;
     s->truthTotals.assign(s->table.regions.size() * kNumBackends, 0.0);
+    s->learnedExecutions.assign(s->table.regions.size() * kNumBackends, 0);
+    s->learnedNanos.assign(s->table.regions.size() * kNumBackends, 0);
   }
   s->stepWallStart.store(nowNanos());
   *session = s.release();
@@ -579,11 +601,6 @@ int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite) {
     s->faults.fetch_add(1, std::memory_order_relaxed);
   }
   s->record(*info, backend, seconds, wall, fault);
-  if (s->options.adaptive) {
-    hwagent_rt::MutexLock lock(&s->adaptiveMutex);
-    s->model.update(index, backend, seconds);
-    s->compiled[index * kNumBackends + backend] = true;
-  }
   openExecution.region = -1;
   return fault ? 1 : 0;
 }
