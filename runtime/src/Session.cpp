@@ -460,6 +460,23 @@ hwagent_status_t hwagent_session_create(const char *regionTable,
   hwagent_options_init(&defaults);
   if (options && options->struct_size != sizeof(hwagent_options_t))
     return HWAGENT_VERSION_MISMATCH;
+  if (options) {
+    // Numeric options out of range are refused, not clamped.
+    auto bad = [](const char *name, double value, const char *what) {
+      std::fprintf(stderr, "hwagent runtime: option %s must be %s, got %g\n",
+                   name, what, value);
+      return HWAGENT_INVALID_ARGUMENT;
+    };
+    if (!(std::isfinite(options->sim_noise) && options->sim_noise >= 0))
+      return bad("sim_noise", options->sim_noise, "finite and >= 0");
+    if (options->explore_every < 0)
+      return bad("explore_every", options->explore_every, ">= 0");
+    if (!(std::isfinite(options->explore_budget) && options->explore_budget >= 0 &&
+          options->explore_budget <= 1))
+      return bad("explore_budget", options->explore_budget, "in [0, 1]");
+    if (!(std::isfinite(options->horizon) && options->horizon >= 0))
+      return bad("horizon", options->horizon, "finite and >= 0");
+  }
   absl::StatusOr<hwagent_rt::RegionTable> table =
       hwagent_rt::parseRegionTable(regionTable);
   if (!table.ok()) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include <string>
@@ -67,6 +68,23 @@ TEST(Runtime, VersionAndTableErrors) {
   EXPECT_EQ(parsed->edges[0].fromIndex, -1);
   EXPECT_EQ(parsed->edges[0].toIndex, 0);
   EXPECT_EQ(parsed->incident[0], std::vector<uint32_t>{0});
+  // Numeric options out of range are refused.
+  for (int field = 0; field < 4; ++field) {
+    hwagent_options_t options;
+    hwagent_options_init(&options);
+    if (field == 0)
+      options.sim_noise = -0.1;
+    else if (field == 1)
+      options.explore_every = -1;
+    else if (field == 2)
+      options.explore_budget = 1.5;
+    else
+      options.horizon = std::nan("");
+    hwagent_session_t *refused = nullptr;
+    EXPECT_EQ(hwagent_session_create(kTable, &options, &refused),
+              HWAGENT_INVALID_ARGUMENT) << field;
+    EXPECT_EQ(refused, nullptr);
+  }
   hwagent_options_t wrong;
   hwagent_options_init(&wrong);
   wrong.struct_size = 8;

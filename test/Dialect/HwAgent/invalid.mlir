@@ -141,6 +141,11 @@ func.func @f() attributes {a = #hwagent.link<from = cpu, to = gpu, bandwidth = 1
 
 // -----
 
+// expected-error @+1 {{link ane -> gpu: 'convert_bandwidth' must be non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.link<from = ane, to = gpu, bandwidth = 1.0, convert_bandwidth = -1.0, sync = 0.0>} { return }
+
+// -----
+
 // expected-error @+1 {{link cpu -> ane: 'bandwidth' must be positive, got 0}}
 func.func @f() attributes {a = #hwagent.link<from = cpu, to = ane, bandwidth = 0.0, convert_bandwidth = 0.0, sync = 0.0>} { return }
 
