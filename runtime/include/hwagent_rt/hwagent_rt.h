@@ -94,7 +94,7 @@ typedef struct hwagent_options {
   int32_t use_telemetry;
   /** Steps a switch must pay off over (0 = 50). */
   double horizon;
-  /** Share of the predicted run time probes may cost (0 = 0.02): a probe
+  /** Share of the predicted run time probes may cost, in [0, 1] (0 = 0.02): a probe
    *  runs only when the credit accumulated at this rate covers its
    *  predicted extra cost, so cheap probes are frequent and costly ones
    *  rare (docs/adaptive.md). */
