@@ -13,7 +13,7 @@
 
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Transforms/Passes.h"
-#include "hwagent/InitAll.h"
+#include "HwAgent/Tools/InitAll.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

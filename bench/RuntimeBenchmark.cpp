@@ -1,6 +1,6 @@
-//===- RuntimeBenchmark.cpp - runtime overhead per region execution -------===//
+//===- RuntimeBenchmark.cpp - runtime overhead per program execution -------===//
 //
-// select + begin + end for one region, as generated code calls them (logging
+// select + begin + end for one program, as generated code calls them (logging
 // and tracing off), with the adaptive model's update per execution or
 // without. Target (issue 6): <= 100 ns median.
 //
@@ -8,22 +8,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelBuilder.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include <benchmark/benchmark.h>
 
 namespace {
 
-const char *kTable = "hwagent-region-table 1\ntarget bench\n"
-                     "region 0 00000000000000a0 0 3 1e-3 2e-4 0 1000 100\n";
-
-void regionOverhead(benchmark::State &state) {
+void programOverhead(benchmark::State &state) {
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.force_backend = static_cast<int32_t>(state.range(0));
   options.adaptive = static_cast<int32_t>(state.range(1));
+  hwagent_test::ModelBuilder model("bench");
+  model.program(HWAGENT_BACKEND_CPU, {1e-3, 2e-4, 0});
+  hwagent_model_info_t info = model.info();
   hwagent_session_t *session = nullptr;
-  if (hwagent_session_create(kTable, &options, &session) != HWAGENT_OK) {
+  if (hwagent_session_create(&info, &options, &session) != HWAGENT_OK) {
     state.SkipWithError("session");
     return;
   }
@@ -38,7 +39,7 @@ void regionOverhead(benchmark::State &state) {
 
 } // namespace
 
-BENCHMARK(regionOverhead)
+BENCHMARK(programOverhead)
     ->ArgsProduct({{HWAGENT_BACKEND_CPU, HWAGENT_BACKEND_ANE}, {0, 1}})
     ->ArgNames({"backend", "adaptive"});
 

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hwagent/Runner/TrainingRunner.h"
+#include "HwAgent/Tools/TrainingRunner.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Reads a partition report (schema hwagent.partition) and checks that the
-optimal strategy's predicted step time is never worse than any baseline's.
-Prints one line per function with every strategy's time.
+"""Reads a partition report (schema hwagent.partition, version 2) and checks
+that the optimal strategy's predicted step time is never worse than any
+baseline's, that it is the sum of its programs and boundaries, and that it
+lies at or above the reported lower bound. Prints one line per function with
+every strategy's time (null: no legal placement under that strategy).
 
     hwagent-opt in.mlir --partition-backends="report=r.json" -o /dev/null
     scripts/check_report.py r.json
@@ -15,20 +17,31 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         report = json.load(f)
-    if report.get("schema") != "hwagent.partition" or report.get("version") != 1:
-        sys.exit(f"{sys.argv[1]}: not a hwagent.partition v1 report")
+    if report.get("schema") != "hwagent.partition" or report.get("version") != 2:
+        sys.exit(f"{sys.argv[1]}: not a hwagent.partition v2 report")
     ok = True
     for fn in report["functions"]:
         times = fn["step_time"]
         best = times["optimal"]
-        worse = [s for s, t in times.items() if s != "optimal" and t < best * (1 - 1e-9)]
-        line = ", ".join(f"{s} {t * 1e3:.3f} ms" for s, t in times.items())
+        worse = [s for s, t in times.items()
+                 if s != "optimal" and t is not None and t < best * (1 - 1e-9)]
+        line = ", ".join(f"{s} {t * 1e3:.3f} ms" if t is not None else f"{s} illegal"
+                         for s, t in times.items())
+        parts = fn["program_time"] + fn["boundary_time"]
+        if abs(parts - best) > 1e-9 * max(1.0, best):
+            worse.append(f"programs+boundaries ({parts})")
+        if sum(p["seconds"] for p in fn["programs"]) > fn["program_time"] * (1 + 1e-9) + 1e-12:
+            worse.append("program sum")
+        if fn["lower_bound"] > best * (1 + 1e-9):
+            worse.append(f"lower bound ({fn['lower_bound']})")
         backends = {}
         for region in fn["regions"]:
             backends[region["backend"]] = backends.get(region["backend"], 0) + 1
         placed = ", ".join(f"{n} on {b}" for b, n in sorted(backends.items()))
         status = "ok" if not worse else "WORSE THAN " + ", ".join(worse)
-        print(f"@{fn['name']} ({report['target']}): {line}; {placed}: {status}")
+        print(f"@{fn['name']} ({report['target']}): {line}; {placed}; "
+              f"{len(fn['programs'])} programs, gap to lower bound "
+              f"{fn['gap_to_lower_bound'] * 100:.1f} %: {status}")
         ok &= not worse
     return 0 if ok else 1
 

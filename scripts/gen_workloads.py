@@ -680,7 +680,7 @@ WORKLOADS = {
             dict(batch=4, **{"in": 8}, hidden=8, out=4, lr=0.05)),
     "cnn": (cnn, dict(batch=32, channels=3, size=32, stem=32, width=256, classes=10, lr=0.05),
             dict(batch=4, channels=3, size=8, stem=8, width=16, classes=4, lr=0.1)),
-    "transformer": (transformer, dict(seq=32768, dim=4096, heads=32, ffn=11008, lr=1e-4),
+    "transformer": (transformer, dict(seq=2048, dim=4096, heads=32, ffn=11008, lr=1e-4),
                     dict(seq=8, dim=16, heads=2, ffn=24, lr=0.01)),
     "lstm": (lstm, dict(steps=16, batch=4, **{"in": 8}, hidden=16, lr=0.05),
              dict(steps=4, batch=2, **{"in": 4}, hidden=4, lr=0.1)),

@@ -47,7 +47,7 @@ struct Results {
 extern "C" void _mlir_ciface_train_step(Results *, Memref<4> *x, Memref<2> *y,
                                         Memref<4> *, Memref<3> *, Memref<4> *,
                                         Memref<4> *, Memref<2> *, Memref<1> *);
-extern "C" char *__hwagent_region_table();
+extern "C" const hwagent_model_info_t *__hwagent_model_info();
 
 template <int N>
 static Memref<N> wrap(std::vector<float> &data, const int64_t (&shape)[N]) {
@@ -97,9 +97,10 @@ int main(int argc, char **argv) {
   options.log_path = log;
   options.trace_path = trace;
   hwagent_session_t *session = nullptr;
-  if (hwagent_session_create(__hwagent_region_table(), &options, &session) !=
+  if (hwagent_session_create(__hwagent_model_info(), &options, &session) !=
       HWAGENT_OK) {
-    std::fprintf(stderr, "cannot create the runtime session\n");
+    std::fprintf(stderr, "cannot create the runtime session: %s\n",
+                 hwagent_error_message());
     return 1;
   }
   hwagent_session_make_current(session);
@@ -170,7 +171,10 @@ int main(int argc, char **argv) {
                    params.wFc.allocated, params.bFc.allocated})
     if (!hostOwned(p))
       std::free(p);
-  hwagent_session_destroy(session);
+  if (hwagent_session_destroy(session) != HWAGENT_OK) {
+    std::fprintf(stderr, "trainer: %s\n", hwagent_error_message());
+    return 1;
+  }
   std::printf("trainer: loss %.5f -> %.5f over %d steps\n", first, last, steps);
   return std::isfinite(last) && last < first ? 0 : 1;
 }

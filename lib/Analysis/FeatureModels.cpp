@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hwagent/Analysis/FeatureModels.h"
+#include "HwAgent/Analysis/FeatureModels.h"
 
 #include "HwAgent/IR/HwAgentInterfaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,105 +1,128 @@
-//===- Partitioner.cpp - region graph and backend assignment --------------===//
+//===- Partitioner.cpp - the step graph of a function ---------------------===//
 
-#include "hwagent/Analysis/Partitioner.h"
+#include "HwAgent/Analysis/Partitioner.h"
 
-#include "hwagent/Analysis/FeatureModels.h"
-#include "hwagent/CostModel/CostModel.h"
+#include "HwAgent/Analysis/FeatureModels.h"
+#include "HwAgent/Analysis/WorkloadProfile.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
-const char *hwagent::stringifyPartitionStrategy(PartitionStrategy strategy) {
-  switch (strategy) {
-  case PartitionStrategy::Optimal:
-    return "optimal";
-  case PartitionStrategy::Greedy:
-    return "greedy";
-  case PartitionStrategy::Local:
-    return "local";
-  case PartitionStrategy::Cpu:
-    return "cpu";
-  case PartitionStrategy::Ane:
-    return "ane";
-  }
-  return "optimal";
-}
+static constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::string hwagent::formatSeconds(double seconds) {
-  if (std::isinf(seconds))
+  if (!std::isfinite(seconds))
     return "illegal";
-  if (seconds < 1e-3)
+  double magnitude = std::abs(seconds);
+  if (magnitude < 1e-3)
     return llvm::formatv("{0:f1} us", seconds * 1e6).str();
-  if (seconds < 1.0)
+  if (magnitude < 1.0)
     return llvm::formatv("{0:f2} ms", seconds * 1e3).str();
   return llvm::formatv("{0:f2} s", seconds).str();
 }
 
+double hwagent::roundSeconds(double seconds) {
+  if (!std::isfinite(seconds) || seconds == 0)
+    return seconds;
+  double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(seconds))));
+  return std::round(seconds * scale) / scale;
+}
+
+/// The region's cost on a backend as the partitioner prices it: the cost
+/// model's terms when the entry has them, else its seconds as compute.
+static cm::RegionCost regionCost(BackendCostAttr entry, cm::BackendKind kind) {
+  cm::RegionCost cost;
+  cost.backend = kind;
+  cost.legal = entry.getLegal();
+  cost.reason = entry.getReason().str();
+  if (!cost.legal)
+    return cost;
+  if (CostTermsAttr terms = entry.getTerms()) {
+    cost.compute = terms.getCompute().convertToDouble();
+    cost.computeInputWeights = terms.getInputCompute().convertToDouble();
+    cost.memory = terms.getMemory().convertToDouble();
+    cost.regionLaunch = terms.getRegionLaunch().convertToDouble();
+    cost.flops = terms.getFlops();
+    cost.weightBytes = terms.getWeightBytes();
+    cost.spilled = terms.getSpilled().getValue();
+  } else {
+    cost.compute = cost.computeInputWeights =
+        entry.getSeconds().convertToDouble();
+  }
+  return cost;
+}
+
 FailureOr<FunctionPartition>
-FunctionPartition::build(FunctionOpInterface function,
-                         const cm::TargetDescription &target) {
-  FunctionPartition partition;
-  partition.function = function;
-  partition.target = &target;
-  for (unsigned kind = 0; kind < cm::kNumBackendKinds; ++kind)
-    if (target.lookup(static_cast<cm::BackendKind>(kind)))
-      partition.labels.push_back(static_cast<cm::BackendKind>(kind));
-  unsigned L = partition.labels.size();
+FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
+                         bool training) {
+  FunctionPartition p;
+  p.function = function;
+  cm::TargetDescription description = target.toDescription();
+  cm::StepGraph &graph = p.graph;
+  graph.options.training = weightsChangeEveryStep(function, training);
+  WorkloadProfiler profiler(function->getParentOp());
+  llvm::SmallPtrSet<Value, 8> resident =
+      residentWeights(function, training, profiler);
+  // Labels in the order of the vocabulary.
+  for (cm::BackendKind kind : cm::kAllBackends)
+    if (const cm::BackendDescription *b = description.lookup(kind))
+      graph.backends.push_back(*b);
+  std::optional<unsigned> cpu = graph.labelOf(cm::BackendKind::cpu);
+  if (!cpu)
+    return function.emitError() << "target '" << target.getName()
+                                << "' has no cpu backend for the host";
+  graph.hostLabel = *cpu;
+  unsigned L = graph.numLabels();
+  graph.links.assign(L, std::vector<cm::LinkDescription>(L));
+  for (unsigned a = 0; a < L; ++a)
+    for (unsigned b = 0; b < L; ++b)
+      graph.links[a][b] =
+          description.link(graph.backends[a].kind, graph.backends[b].kind);
+  graph.telemetryFactor.assign(L, 1.0);
 
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   for (Block &block : function.getFunctionBody())
     for (Operation &op : block)
       if (auto region = dyn_cast<RegionOp>(op)) {
-        nodeOf[region] = partition.regions.size();
-        partition.regions.push_back(region);
+        nodeOf[region] = p.regions.size();
+        p.regions.push_back(region);
       }
-  unsigned host = partition.regions.size();
 
-  cm::PartitionProblem &problem = partition.problem;
-  problem.numLabels = L;
-  for (RegionOp region : partition.regions) {
+  for (RegionOp region : p.regions) {
     CostsAttr costs = region.getCostsAttr();
     if (!costs)
       return region.emitOpError()
              << "has no costs; run hwagent-estimate-costs first";
-    std::vector<double> unary(L, cm::kIllegal);
+    std::vector<cm::RegionCost> row;
     bool anyLegal = false;
     for (unsigned label = 0; label < L; ++label) {
-      BackendCostAttr entry =
-          costs.lookup(static_cast<Backend>(partition.labels[label]));
+      cm::BackendKind kind = graph.backends[label].kind;
+      BackendCostAttr entry = costs.lookup(static_cast<Backend>(kind));
       if (!entry)
         return region.emitOpError()
-               << "has no cost for backend '"
-               << cm::backendName(partition.labels[label]) << "' of target '"
-               << target.name
+               << "has no cost for backend '" << cm::backendName(kind)
+               << "' of target '" << target.getName()
                << "'; run hwagent-estimate-costs with the same target";
-      if (entry.getLegal()) {
-        unary[label] = entry.getSeconds().convertToDouble();
-        anyLegal = true;
-      }
+      row.push_back(regionCost(entry, kind));
+      anyLegal |= entry.getLegal();
+      if (CostTermsAttr terms = entry.getTerms())
+        graph.telemetryFactor[label] = terms.getTelemetry().convertToDouble();
     }
     if (!anyLegal)
       return region.emitOpError()
-             << "cannot run on any backend of target '" << target.name << "'";
-    problem.addNode(std::move(unary));
+             << "cannot run on any backend of target '" << target.getName()
+             << "'";
+    graph.costs.push_back(std::move(row));
   }
-  // The host (function arguments and results, ops between regions) stays on
-  // the CPU.
-  std::vector<double> hostCosts(L, cm::kIllegal);
-  for (unsigned label = 0; label < L; ++label)
-    if (partition.labels[label] == cm::BackendKind::cpu)
-      hostCosts[label] = 0;
-  if (std::all_of(hostCosts.begin(), hostCosts.end(),
-                  [](double c) { return std::isinf(c); }))
-    return function.emitError() << "target '" << target.name
-                                << "' has no cpu backend for the host";
-  problem.addNode(hostCosts);
 
+  unsigned host = p.regions.size();
   auto addFlow = [&](unsigned from, unsigned to, Value value) {
-    if (from == to)
+    if (from == to || resident.contains(value))
       return;
     RegionFlow flow;
     flow.from = from;
@@ -109,7 +132,9 @@ FunctionPartition::build(FunctionOpInterface function,
     Type element = getElementTypeOrSelf(value.getType());
     flow.floatData = isa<ShapedType>(value.getType()) &&
                      isa<FloatType>(element) && !element.isF16();
-    partition.flows.push_back(flow);
+    p.flows.push_back(flow);
+    graph.edges.push_back(
+        {from, to, flow.bytes, flow.floatData ? flow.bytes : 0});
   };
   auto nodeOfValue = [&](Value value) {
     if (Operation *def = value.getDefiningOp())
@@ -117,7 +142,7 @@ FunctionPartition::build(FunctionOpInterface function,
         return it->second;
     return host;
   };
-  for (auto [index, region] : llvm::enumerate(partition.regions)) {
+  for (auto [index, region] : llvm::enumerate(p.regions)) {
     llvm::SmallPtrSet<Value, 8> seen;
     for (Value input : region.getInputs())
       if (seen.insert(input).second)
@@ -129,169 +154,198 @@ FunctionPartition::build(FunctionOpInterface function,
           }))
         addFlow(index, host, result);
   }
-
-  // One edge per ordered pair of nodes, summing its flows.
-  std::map<std::pair<unsigned, unsigned>, std::vector<double>> edges;
-  for (const RegionFlow &flow : partition.flows) {
-    std::vector<double> &cost = edges[{flow.from, flow.to}];
-    cost.resize(L * L, 0.0);
-    for (unsigned a = 0; a < L; ++a)
-      for (unsigned b = 0; b < L; ++b)
-        cost[a * L + b] += partition.flowCost(flow, a, b);
+  p.incidentBytes.assign(p.regions.size() + 1, 0);
+  for (const cm::StepGraph::Edge &e : graph.edges) {
+    p.incidentBytes[e.from] += e.bytes;
+    p.incidentBytes[e.to] += e.bytes;
   }
-  for (auto &[ends, cost] : edges)
-    problem.addEdge(ends.first, ends.second, std::move(cost));
-  return partition;
+  std::string problem = graph.validate();
+  if (!problem.empty())
+    return function.emitError() << "hwagent-assign-backends: " << problem;
+  return p;
+}
+
+FailureOr<cm::StepSolution>
+FunctionPartition::solve(cm::Strategy strategy) const {
+  std::string error;
+  std::optional<cm::StepSolution> solution = cm::solveStep(graph, strategy, error);
+  if (!solution)
+    return function.emitError() << "hwagent-assign-backends: " << error;
+  return std::move(*solution);
+}
+
+double FunctionPartition::standaloneCost(unsigned region, unsigned label) const {
+  const cm::RegionCost &cost = graph.costs[region][label];
+  if (!cost.legal)
+    return kInf;
+  cm::ProgramContext context;
+  context.boundaryBytes = incidentBytes[region];
+  context.telemetryFactor = graph.telemetryFactor[label];
+  const cm::RegionCost *one = &cost;
+  cm::ProgramCost alone =
+      cm::programCost(graph.backends[label], &one, 1, context, graph.options);
+  return alone.legal ? alone.seconds : kInf;
+}
+
+cm::ProgramCost FunctionPartition::programCostOn(const cm::StepPlan &plan,
+                                                 unsigned program,
+                                                 unsigned label) const {
+  const cm::Program &p = plan.programs[program];
+  std::vector<const cm::RegionCost *> members;
+  for (unsigned v : p.regions) {
+    if (!graph.legal(v, label)) {
+      cm::ProgramCost illegal;
+      illegal.legal = false;
+      illegal.reason = "region " +
+                       std::to_string(regions[v].getIdAttr().getInt()) + ": " +
+                       graph.costs[v][label].reason;
+      return illegal;
+    }
+    members.push_back(&graph.costs[v][label]);
+  }
+  cm::ProgramContext context;
+  context.boundaryBytes = p.boundaryBytes;
+  context.telemetryFactor = graph.telemetryFactor[label];
+  int64_t weightPrograms = 1;
+  for (const cm::Program &other : plan.programs)
+    if (&other != &p && other.label == label && other.cost.weightBytes > 0)
+      ++weightPrograms;
+  context.weightPrograms = weightPrograms;
+  return cm::programCost(graph.backends[label], members, context,
+                         graph.options);
 }
 
 double FunctionPartition::flowCost(const RegionFlow &flow, unsigned a,
                                    unsigned b) const {
   if (a == b)
     return 0;
-  cm::BackendKind from = labels[a], to = labels[b];
-  bool converts = flow.floatData &&
-                  ((from == cm::BackendKind::ane) != (to == cm::BackendKind::ane));
-  return cm::boundaryCost(target->link(from, to), flow.bytes, converts);
+  cm::LinkDescription link = graph.links[a][b];
+  link.sync = 0;
+  return cm::linkCost(link, flow.bytes, flow.floatData ? flow.bytes : 0);
 }
 
-double FunctionPartition::boundaryCost(unsigned node,
-                                       const std::vector<unsigned> &assigned) const {
-  double total = 0;
-  for (const RegionFlow &flow : flows)
-    if (flow.from == node || flow.to == node)
-      total += flowCost(flow, assigned[flow.from], assigned[flow.to]);
-  return total;
+/// "ane (simulated)" for a backend this machine does not have.
+static std::string labelName(const cm::StepGraph &graph, unsigned label) {
+  std::string text = cm::backendName(graph.backends[label].kind);
+  if (graph.backends[label].simulated)
+    text += " (simulated)";
+  return text;
 }
 
-double FunctionPartition::totalBoundaryCost(
-    const std::vector<unsigned> &assigned) const {
-  double total = 0;
-  for (const RegionFlow &flow : flows)
-    total += flowCost(flow, assigned[flow.from], assigned[flow.to]);
-  return total;
-}
-
-FailureOr<cm::PartitionResult>
-FunctionPartition::solve(PartitionStrategy strategy) const {
-  cm::SolveOptions options;
-  auto labelOf = [&](cm::BackendKind kind) -> std::optional<unsigned> {
-    for (unsigned label = 0; label < labels.size(); ++label)
-      if (labels[label] == kind)
-        return label;
-    return std::nullopt;
-  };
-  switch (strategy) {
-  case PartitionStrategy::Optimal:
-    options.strategy = cm::Strategy::Optimal;
-    break;
-  case PartitionStrategy::Local:
-    options.strategy = cm::Strategy::Local;
-    break;
-  case PartitionStrategy::Greedy:
-    options.strategy = cm::Strategy::Greedy;
-    for (cm::BackendKind kind :
-         {cm::BackendKind::ane, cm::BackendKind::gpu, cm::BackendKind::cpu})
-      if (std::optional<unsigned> label = labelOf(kind))
-        options.preference.push_back(*label);
-    break;
-  case PartitionStrategy::Cpu:
-  case PartitionStrategy::Ane:
-    options.strategy = cm::Strategy::Fixed;
-    options.fixedLabel =
-        labelOf(strategy == PartitionStrategy::Ane ? cm::BackendKind::ane
-                                                   : cm::BackendKind::cpu)
-            .value_or(0);
-    break;
+std::string FunctionPartition::describeProgram(const cm::StepPlan &plan,
+                                               unsigned program) const {
+  const cm::Program &p = plan.programs[program];
+  std::string ids;
+  for (auto [i, v] : llvm::enumerate(p.regions))
+    ids += (i ? ", " : "") + std::to_string(regions[v].getIdAttr().getInt());
+  std::string text = llvm::formatv("program {0} on {1}: regions [{2}], {3} "
+                                   "({4} launch",
+                                   program, labelName(graph, p.label), ids,
+                                   formatSeconds(p.cost.seconds),
+                                   formatSeconds(p.cost.launch))
+                         .str();
+  if (p.cost.weights > 0 || p.cost.mode != cm::WeightUpdate::none) {
+    static const char *const modes[] = {"static weights", "weights as inputs",
+                                        "recompiled with new weights",
+                                        "weights reloaded"};
+    text += llvm::formatv(", {0}", modes[static_cast<unsigned>(p.cost.mode)]);
+    if (p.cost.weights > 0)
+      text += " " + formatSeconds(p.cost.weights);
   }
-  std::string error;
-  std::optional<cm::PartitionResult> result =
-      cm::solve(problem, options, error);
-  if (!result)
-    return function.emitError() << "hwagent-assign-backends: " << error;
-  return *result;
+  text += llvm::formatv(", {0}-bound", p.cost.bindingTerm()).str();
+  if (graph.backends[p.label].programRamp)
+    text += llvm::formatv(", utilization {0:f2}", p.cost.utilization).str();
+  return text + ")";
 }
 
-std::string FunctionPartition::explain(unsigned node,
-                                       const std::vector<unsigned> &assigned) const {
-  RegionOp region = regions[node];
-  unsigned chosen = assigned[node];
-  auto name = [&](unsigned label) {
-    std::string text = cm::backendName(labels[label]);
-    if (target->lookup(labels[label])->simulated)
-      text += " (simulated)";
-    return text;
-  };
-  CostsAttr costs = region.getCostsAttr();
-  std::string text = llvm::formatv("region {0} -> {1}: ",
-                                   region.getIdAttr().getInt(), name(chosen));
+std::string FunctionPartition::explain(unsigned region,
+                                       const cm::StepPlan &plan,
+                                       bool margins) const {
+  unsigned chosen = plan.labels[region];
+  unsigned program = plan.programOf[region];
+  const cm::Program &p = plan.programs[program];
+  std::string text = llvm::formatv("region {0} -> {1} in program {2}",
+                                   regions[region].getIdAttr().getInt(),
+                                   labelName(graph, chosen), program)
+                         .str();
+  if (p.regions.size() > 1)
+    text += llvm::formatv(" ({0} regions share one {1} launch)",
+                          p.regions.size(), formatSeconds(p.cost.launch))
+                .str();
+  text += "; alone:";
   unsigned legal = 0;
   std::string illegal;
-  for (unsigned label = 0; label < labels.size(); ++label) {
-    if (label)
-      text += ", ";
-    text += cm::backendName(labels[label]);
-    BackendCostAttr entry = costs.lookup(static_cast<Backend>(labels[label]));
-    if (std::isinf(unaryCost(node, label))) {
-      text += " illegal";
+  for (unsigned label = 0; label < graph.numLabels(); ++label) {
+    text += std::string(label ? ", " : " ") +
+            cm::backendName(graph.backends[label].kind) + " ";
+    if (!graph.legal(region, label)) {
+      text += "illegal";
       illegal += (illegal.empty() ? "" : "; ") +
-                 std::string(cm::backendName(labels[label])) + ": " +
-                 entry.getReason().str();
+                 std::string(cm::backendName(graph.backends[label].kind)) +
+                 ": " + graph.costs[region][label].reason;
     } else {
-      text += " " + formatSeconds(unaryCost(node, label));
+      text += formatSeconds(standaloneCost(region, label));
       ++legal;
     }
   }
+  const std::string &note = graph.costs[region][chosen].reason;
+  if (!note.empty() && graph.costs[region][chosen].legal)
+    text += "; " + note;
   if (legal == 1)
     return text + "; decided by legality (" + illegal + ")";
 
-  // Runner-up: the legal label this region alone would cost least to move to.
-  double chosenBoundary = boundaryCost(node, assigned);
-  double bestDelta = cm::kIllegal, bestBoundary = 0;
+  // The runner-up: the legal label this region alone would cost the step
+  // least to move to, priced exactly (programs re-formed).
+  double bestDelta = kInf;
   unsigned runnerUp = chosen;
-  for (unsigned label = 0; label < labels.size(); ++label) {
-    if (label == chosen || std::isinf(unaryCost(node, label)))
-      continue;
-    std::vector<unsigned> moved = assigned;
-    moved[node] = label;
-    double boundary = boundaryCost(node, moved);
-    double delta = unaryCost(node, label) - unaryCost(node, chosen) + boundary -
-                   chosenBoundary;
-    if (delta < bestDelta) {
-      bestDelta = delta;
-      runnerUp = label;
-      bestBoundary = boundary;
+  if (margins) {
+    for (unsigned label = 0; label < graph.numLabels(); ++label) {
+      if (label == chosen || !graph.legal(region, label))
+        continue;
+      std::vector<unsigned> moved = plan.labels;
+      moved[region] = label;
+      double delta = cm::evaluatePlan(graph, moved).total - plan.total;
+      if (delta < bestDelta) {
+        bestDelta = delta;
+        runnerUp = label;
+      }
     }
   }
-  text += llvm::formatv("; margin {0} over {1}", formatSeconds(bestDelta),
-                        cm::backendName(labels[runnerUp]))
-              .str();
-  double alone = unaryCost(node, runnerUp) - unaryCost(node, chosen);
-  auto term = [&](unsigned label) {
-    StringRef note =
-        costs.lookup(static_cast<Backend>(labels[label])).getReason();
-    return note.split('-').first.str();
-  };
-  if (alone < 0) {
-    text += llvm::formatv("; decided by boundary cost: {0} alone would be {1} "
-                          "faster, but its transfers would add {2}",
-                          cm::backendName(labels[runnerUp]),
-                          formatSeconds(-alone),
-                          formatSeconds(bestBoundary - chosenBoundary))
-                .str();
-  } else if (term(runnerUp) == "dispatch" && term(chosen) != "dispatch") {
-    text += llvm::formatv("; decided by dispatch overhead ({0} is "
-                          "dispatch-bound at this size)",
-                          cm::backendName(labels[runnerUp]))
-                .str();
-  } else if (term(runnerUp) == "dispatch" && term(chosen) == "dispatch") {
-    text += llvm::formatv("; decided by dispatch overhead (both are "
-                          "dispatch-bound; {0} launches cheaper)",
-                          cm::backendName(labels[chosen]))
+  std::string runnerName =
+      runnerUp == chosen ? "" : cm::backendName(graph.backends[runnerUp].kind);
+  if (!margins) {
+    text += "; margin not computed (large graph)";
+  } else if (bestDelta >= 0) {
+    text += llvm::formatv("; margin {0} over {1}", formatSeconds(bestDelta),
+                          runnerName)
                 .str();
   } else {
-    text += llvm::formatv("; decided by {0} ({1} is {0}-bound)", term(chosen),
-                          cm::backendName(labels[chosen]))
+    text += llvm::formatv("; moving it to {0} would save {1} (the strategy "
+                          "keeps it here)",
+                          runnerName, formatSeconds(-bestDelta))
                 .str();
+  }
+  double alone = margins && runnerUp != chosen
+                     ? standaloneCost(region, runnerUp) -
+                           standaloneCost(region, chosen)
+                     : 0;
+  if (margins && runnerUp != chosen && alone < 0 && bestDelta >= 0) {
+    text += llvm::formatv("; decided by programs and boundaries: {0} alone "
+                          "would be {1} faster, but moving it costs the step "
+                          "launches and transfers",
+                          runnerName, formatSeconds(-alone))
+                .str();
+  } else {
+    std::string term = p.cost.bindingTerm();
+    if (term == "launch")
+      text += llvm::formatv("; decided by launch overhead ({0} program is "
+                            "launch-bound)",
+                            cm::backendName(graph.backends[chosen].kind))
+                  .str();
+    else
+      text += llvm::formatv("; decided by {0} ({1} program is {0}-bound)", term,
+                            cm::backendName(graph.backends[chosen].kind))
+                  .str();
   }
   if (!illegal.empty())
     text += "; illegal elsewhere: " + illegal;

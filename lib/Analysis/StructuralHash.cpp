@@ -1,6 +1,6 @@
 //===- StructuralHash.cpp - stable keys for regions -----------------------===//
 
-#include "hwagent/Analysis/StructuralHash.h"
+#include "HwAgent/Analysis/StructuralHash.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"

@@ -1,6 +1,6 @@
 //===- Utils.cpp - small IR helpers shared by hwagent analyses ------------===//
 
-#include "hwagent/Analysis/Utils.h"
+#include "HwAgent/Analysis/Utils.h"
 
 using namespace mlir;
 

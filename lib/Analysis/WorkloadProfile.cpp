@@ -1,9 +1,10 @@
 //===- WorkloadProfile.cpp - per-region features (profile_workload) -------===//
 
-#include "hwagent/Analysis/WorkloadProfile.h"
+#include "HwAgent/Analysis/WorkloadProfile.h"
 
-#include "hwagent/Analysis/FeatureModels.h"
-#include "hwagent/Analysis/Utils.h"
+#include "HwAgent/Analysis/FeatureModels.h"
+#include "HwAgent/Analysis/Utils.h"
+#include "HwAgent/IR/HwAgentDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -259,7 +260,7 @@ public:
       if (index >= op->getNumOperands())
         continue;
       Value weight = op->getOperand(index);
-      Value source = traceWeightSource(weight);
+      Value source = profiler.traceWeightSource(weight);
       if (source && weightSources.insert(source).second) {
         params += countElements(weight.getType());
         paramBytes += countBytes(weight.getType());
@@ -270,6 +271,7 @@ public:
       Phase phase = phases->lookup(op);
       if (phase != Phase::unknown)
         seenPhases.insert(static_cast<unsigned>(phase));
+      weightGradient |= phases->isWeightGradient(op);
     }
   }
 
@@ -282,7 +284,7 @@ public:
     return FeaturesAttr::get(context, flops, bytesRead, bytesWritten, params,
                              paramBytes, histogram, maxDepth,
                              elementTypes.getArrayRef(), dynamicDims, maxDim,
-                             maxRank, hasLoops, phase);
+                             maxRank, hasLoops, phase, weightGradient);
   }
 
 private:
@@ -305,42 +307,6 @@ private:
     }
   }
 
-  /// Follows a weight operand back through region boundaries, casts and data
-  /// movement to a function argument or constant; null when it is computed.
-  Value traceWeightSource(Value value) {
-    for (int steps = 0; steps < 64 && value; ++steps) {
-      if (auto arg = dyn_cast<BlockArgument>(value)) {
-        Operation *parent = arg.getOwner()->getParentOp();
-        if (auto region = dyn_cast<RegionOp>(parent)) {
-          value = region.getInputs()[arg.getArgNumber()];
-          continue;
-        }
-        if (isa<FunctionOpInterface>(parent) && arg.getOwner()->isEntryBlock())
-          return isa<ShapedType>(value.getType()) ? value : Value();
-        return {};
-      }
-      Operation *def = value.getDefiningOp();
-      if (def->hasTrait<OpTrait::ConstantLike>())
-        return isa<ShapedType>(value.getType()) ? value : Value();
-      if (auto region = dyn_cast<RegionOp>(def)) {
-        YieldOp yield = region.getYield();
-        if (!yield)
-          return {};
-        value = yield.getValues()[cast<OpResult>(value).getResultNumber()];
-        continue;
-      }
-      if (def->getNumOperands() == 0 || isCloneableLeaf(def))
-        return {};
-      OpWork work = profiler.getOpWork(def);
-      bool movesOnly = !work.opaque && (work.kind == OpKind::data_movement ||
-                                        work.flops == 0);
-      if (!movesOnly)
-        return {};
-      value = def->getOperand(0);
-    }
-    return {};
-  }
-
   WorkloadProfiler &profiler;
   const PhaseAnalysis *phases;
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, params = 0,
@@ -353,6 +319,7 @@ private:
   llvm::DenseSet<Value> weightSources;
   llvm::DenseMap<Operation *, int64_t> depthOf;
   std::set<unsigned> seenPhases;
+  bool weightGradient = false;
 };
 } // namespace
 
@@ -392,6 +359,59 @@ FeaturesAttr WorkloadProfiler::computeFeatures(FunctionOpInterface function,
   return acc.build(function->getContext());
 }
 
+/// Follows a weight operand back through region boundaries, casts and data
+/// movement to a function argument or constant; null when it is computed.
+Value WorkloadProfiler::traceWeightSource(Value value) {
+  for (int steps = 0; steps < 64 && value; ++steps) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      if (auto region = dyn_cast<RegionOp>(parent)) {
+        value = region.getInputs()[arg.getArgNumber()];
+        continue;
+      }
+      if (isa<FunctionOpInterface>(parent) && arg.getOwner()->isEntryBlock())
+        return isa<ShapedType>(value.getType()) ? value : Value();
+      return {};
+    }
+    Operation *def = value.getDefiningOp();
+    if (def->hasTrait<OpTrait::ConstantLike>())
+      return isa<ShapedType>(value.getType()) ? value : Value();
+    if (auto region = dyn_cast<RegionOp>(def)) {
+      YieldOp yield = region.getYield();
+      if (!yield)
+        return {};
+      value = yield.getValues()[cast<OpResult>(value).getResultNumber()];
+      continue;
+    }
+    if (def->getNumOperands() == 0 || isCloneableLeaf(def))
+      return {};
+    OpWork work = getOpWork(def);
+    bool movesOnly = !work.opaque && (work.kind == OpKind::data_movement ||
+                                      work.flops == 0);
+    if (!movesOnly)
+      return {};
+    value = def->getOperand(0);
+  }
+  return {};
+}
+
+
+llvm::SmallPtrSet<Value, 8>
+WorkloadProfiler::weightArguments(FunctionOpInterface function) {
+  llvm::SmallPtrSet<Value, 8> weights;
+  function->walk([&](Operation *op) {
+    if (isa<RegionOp, YieldOp>(op) || op == function.getOperation())
+      return;
+    OpWork work = getOpWork(op);
+    for (unsigned index : work.weightOperands)
+      if (index < op->getNumOperands())
+        if (Value source = traceWeightSource(op->getOperand(index));
+            source && isa<BlockArgument>(source))
+          weights.insert(source);
+  });
+  return weights;
+}
+
 //===----------------------------------------------------------------------===//
 // PhaseAnalysis
 //===----------------------------------------------------------------------===//
@@ -412,7 +432,7 @@ static std::optional<Phase> phaseFromName(StringRef name) {
 }
 
 static std::optional<Phase> explicitPhase(Operation *op) {
-  if (auto attr = op->getAttrOfType<PhaseAttr>("hwagent.phase"))
+  if (auto attr = HwAgentDialect::PhaseAttrHelper(op->getContext()).getAttr(op))
     return attr.getValue();
   return std::nullopt;
 }
@@ -487,7 +507,7 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
   // Data flow of the training-step convention: result 0 is the loss (a
   // scalar) and further results are updated parameters or gradients.
   llvm::DenseSet<Operation *> forward, optimizer, reachesResult;
-  bool trainingStep = functionPhase == Phase::unknown &&
+  trainingStep = functionPhase == Phase::unknown &&
                       function.getNumResults() >= 2 &&
                       isScalarLike(function.getResultTypes()[0]);
   if (trainingStep) {
@@ -556,9 +576,50 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
     if (phase != Phase::unknown)
       phases[op] = phase;
   }
+
+  // Weight gradients: from each optimizer op back through backward
+  // elementwise and data-movement ops to the contraction or reduction that
+  // produced the gradient.
+  SmallVector<Operation *> worklist(optimizer.begin(), optimizer.end());
+  llvm::DenseSet<Operation *> visited(optimizer.begin(), optimizer.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    forEachInput(op, [&](Value input) {
+      Operation *producer = resolveProducer(input);
+      if (!producer || !visited.insert(producer).second ||
+          lookup(producer) != Phase::backward)
+        return;
+      weightGradients.insert(producer);
+      auto feature = dyn_cast<FeatureOpInterface>(producer);
+      OpKind kind = feature ? feature.getOpKind() : OpKind::opaque;
+      if (kind == OpKind::elementwise || kind == OpKind::data_movement)
+        worklist.push_back(producer);
+    });
+  }
 }
 
 Phase PhaseAnalysis::lookup(Operation *op) const {
   auto it = phases.find(op);
   return it == phases.end() ? Phase::unknown : it->second;
+}
+
+bool hwagent::weightsChangeEveryStep(FunctionOpInterface function,
+                                     bool training) {
+  return training && PhaseAnalysis(function).isTrainingStep();
+}
+
+llvm::SmallPtrSet<Value, 8>
+hwagent::residentWeights(FunctionOpInterface function, bool training,
+                         WorkloadProfiler &profiler) {
+  llvm::SmallPtrSet<Value, 8> resident;
+  if (!weightsChangeEveryStep(function, training))
+    resident = profiler.weightArguments(function);
+  // Constants never change: they are compiled into whatever uses them.
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block)
+      if (op.hasTrait<OpTrait::ConstantLike>())
+        for (Value result : op.getResults())
+          if (isa<ShapedType>(result.getType()))
+            resident.insert(result);
+  return resident;
 }

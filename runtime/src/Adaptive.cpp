@@ -2,21 +2,21 @@
 
 #include "Adaptive.h"
 
-#include "hwagent/Partition/Solver.h"
+#include "HwAgent/Core/Solver.h"
 
 #include <algorithm>
 #include <functional>
 
 namespace hwagent_rt {
 
-void OnlineModel::reset(const RegionTable &table, const AdaptiveParameters &p) {
+void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
   params = p;
-  logPredicted.assign(table.regions.size() * kNumBackends, 0.0);
-  deviation.assign(table.regions.size() * kNumBackends, Estimate{});
-  for (size_t r = 0; r < table.regions.size(); ++r)
+  logPredicted.assign(model.programs.size() * kNumBackends, 0.0);
+  deviation.assign(model.programs.size() * kNumBackends, Estimate{});
+  for (size_t r = 0; r < model.programs.size(); ++r)
     for (int b = 0; b < kNumBackends; ++b) {
       logPredicted[r * kNumBackends + b] =
-          std::log(std::max(table.regions[r].predicted[b], 1e-9));
+          std::log(std::max(model.programs[r].predicted[b], 1e-9));
       deviation[r * kNumBackends + b].variance = params.priorVariance;
     }
   for (Estimate &o : offset)
@@ -67,67 +67,55 @@ void OnlineModel::shiftBackend(int backend, double logFactor) {
                         params.backendPriorVariance);
 }
 
-double linkCost(const RegionTable &table, int a, int b, int64_t bytes,
-                bool converts) {
-  if (a == b)
-    return 0;
-  const RegionTable::Link &pair = table.pairs[a][b];
-  double bandwidth = pair.present ? pair.bandwidth : table.linkBandwidth;
-  double convert = pair.present ? pair.convertBandwidth : table.linkConvertBandwidth;
-  double cost = (pair.present ? pair.sync : table.linkSync) + double(bytes) / bandwidth;
-  if (converts && (a == 1) != (b == 1) && convert > 0)
-    cost += double(bytes) / convert;
-  return cost;
-}
-
-/// The partition problem of `table` with unary costs cost(r, b) (illegal
-/// where the table says so), the host pinned to the CPU, and boundaries
-/// weighted by `edgeWeight`.
+/// The partition problem of the programs with unary costs cost(p, b)
+/// (illegal where a program has no variant), the host pinned to the CPU,
+/// and boundaries weighted by `edgeWeight`.
 template <typename CostFn>
-static hwcore::PartitionProblem makeProblem(const RegionTable &table,
-                                            CostFn cost, double edgeWeight) {
+static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
+                                            double edgeWeight) {
   hwcore::PartitionProblem problem;
   problem.numLabels = kNumBackends;
-  for (unsigned r = 0; r < table.regions.size(); ++r) {
+  for (unsigned r = 0; r < table.programs.size(); ++r) {
     std::vector<double> unary(kNumBackends, hwcore::kIllegal);
     for (int b = 0; b < kNumBackends; ++b)
-      if (table.regions[r].legal(b))
+      if (Model::legal(table.programs[r], b))
         unary[b] = cost(r, b);
     problem.addNode(unary);
   }
-  unsigned host = problem.addNode({0, hwcore::kIllegal, hwcore::kIllegal});
-  for (const EdgeInfo &e : table.edges) {
-    int from = e.fromIndex, to = e.toIndex;
+  std::vector<double> hostCosts(kNumBackends, hwcore::kIllegal);
+  hostCosts[HWAGENT_BACKEND_CPU] = 0;
+  unsigned host = problem.addNode(hostCosts);
+  for (const hwagent_edge_info_t &e : table.edges) {
     std::vector<double> costs(kNumBackends * kNumBackends);
     for (int a = 0; a < kNumBackends; ++a)
       for (int b = 0; b < kNumBackends; ++b)
-        costs[a * kNumBackends + b] =
-            edgeWeight * linkCost(table, a, b, e.bytes, e.converts);
-    problem.addEdge(from < 0 ? host : from, to < 0 ? host : to, costs);
+        costs[a * kNumBackends + b] = edgeWeight * table.linkCost(e, a, b);
+    problem.addEdge(e.from < 0 ? host : unsigned(e.from),
+                    e.to < 0 ? host : unsigned(e.to), costs);
   }
   return problem;
 }
 
-double bestStepTime(const RegionTable &table,
+double bestStepTime(const Model &table,
                     const std::function<double(size_t, int)> &cost,
                     double edgeWeight, std::vector<int32_t> *best) {
   hwcore::PartitionProblem problem = makeProblem(table, cost, edgeWeight);
   std::string error;
   std::optional<hwcore::PartitionResult> result =
-      hwcore::solve(problem, hwcore::SolveOptions{}, error);
+      hwcore::solvePairwise(problem, error);
   if (!result)
     return hwcore::kIllegal;
   if (best)
     best->assign(result->labels.begin(),
-                 result->labels.begin() + table.regions.size());
+                 result->labels.begin() + table.programs.size());
   return result->objective;
 }
 
-Decision decide(const RegionTable &table, const OnlineModel &model,
+Decision decide(const Model &table, const OnlineModel &model,
                 const std::vector<int32_t> &current,
                 const std::vector<bool> &compiled,
                 const AdaptiveParameters &params) {
-  unsigned n = table.regions.size();
+  unsigned n = table.programs.size();
   Decision decision;
   decision.backends = current;
   std::vector<int32_t> proposed;

@@ -1,19 +1,19 @@
 //===- Adaptive.h - online cost learning and re-partitioning ----*- C++ -*-===//
 //
-// Per region and backend, a Kalman filter on log-seconds: the prior is the
+// Per program and backend, a Kalman filter on log-seconds: the prior is the
 // compiler's prediction, every measurement updates it, and process noise
 // added each step lets it track drift (forgetting). At step ends the
-// runtime re-solves the assignment with the estimates using the compiler's
-// solver (lib/Partition/Solver.cpp, the same source) and switches only when
-// the expected gain over a horizon beats the switching cost and the
-// uncertainty (hysteresis). docs/adaptive.md.
+// runtime re-solves the placement of its programs with the estimates using
+// the core's solver (the library the compiler partitions with) and switches
+// only when the expected gain over a horizon beats the switching cost and
+// the uncertainty (hysteresis). docs/adaptive.md.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HWAGENT_RT_ADAPTIVE_H
 #define HWAGENT_RT_ADAPTIVE_H
 
-#include "RegionTable.h"
+#include "Model.h"
 
 #include <cmath>
 #include <functional>
@@ -57,8 +57,8 @@ struct Estimate {
 /// term a Gaussian tracked by a Kalman filter.
 class OnlineModel {
 public:
-  void reset(const RegionTable &table, const AdaptiveParameters &params);
-  /// `samples` measurements of `region` (table index) on `backend` whose
+  void reset(const Model &model, const AdaptiveParameters &params);
+  /// `samples` measurements of `region` (a program index) on `backend` whose
   /// mean is `seconds` (the mean's variance shrinks with their number).
   void update(unsigned region, int backend, double seconds, int64_t samples = 1);
   /// Forgetting between steps.
@@ -81,7 +81,7 @@ private:
 
 /// A re-partition decision.
 struct Decision {
-  std::vector<int32_t> backends; // per table region
+  std::vector<int32_t> backends; // per program
   double currentSeconds = 0;     // predicted step time of the current assignment
   double proposedSeconds = 0;
   double gainStdDev = 0;
@@ -89,56 +89,49 @@ struct Decision {
   const char *reason = "";
 };
 
-/// Boundary price between backends a and b for `bytes` (the table's link;
-/// f32 data (`converts`) crossing to or from the ANE is also converted).
-double linkCost(const RegionTable &table, int a, int b, int64_t bytes,
-                bool converts);
-
 /// Re-solves the assignment with the model's estimates and decides whether
 /// switching from `current` is worth it. `switchCost` adds the one-time
 /// costs of the move (first compile of an unused variant).
-Decision decide(const RegionTable &table, const OnlineModel &model,
+Decision decide(const Model &programs, const OnlineModel &model,
                 const std::vector<int32_t> &current,
                 const std::vector<bool> &compiled,
                 const AdaptiveParameters &params);
 
-/// The step time of `backends` when region r on backend b costs
-/// cost(r, b); boundaries from the table.
+/// The step time of `backends` when program p on backend b costs
+/// cost(p, b); boundaries from the model (the host is the CPU).
 template <typename CostFn>
-double stepTime(const RegionTable &table, const std::vector<int32_t> &backends,
+double stepTime(const Model &model, const std::vector<int32_t> &backends,
                 CostFn cost) {
   double total = 0;
-  for (size_t r = 0; r < table.regions.size(); ++r)
-    total += cost(r, backends[r]);
-  for (const EdgeInfo &e : table.edges)
-    total += linkCost(table, e.fromIndex < 0 ? 0 : backends[e.fromIndex],
-                      e.toIndex < 0 ? 0 : backends[e.toIndex], e.bytes, e.converts);
+  for (size_t p = 0; p < model.programs.size(); ++p)
+    total += cost(p, backends[p]);
+  for (const hwagent_edge_info_t &e : model.edges)
+    total += model.linkCost(e, e.from < 0 ? 0 : backends[e.from],
+                            e.to < 0 ? 0 : backends[e.to]);
   return total;
 }
 
-/// How much the step time of `backends` changes when region `region` alone
-/// moves to `backend` (its own cost and its boundaries only).
+/// How much the step time of `backends` changes when program `program`
+/// alone moves to `backend` (its own cost and its boundaries only).
 template <typename CostFn>
-double moveDelta(const RegionTable &table, const std::vector<int32_t> &backends,
-                 unsigned region, int backend, CostFn cost) {
-  int current = backends[region];
-  double delta = cost(region, backend) - cost(region, current);
-  for (uint32_t index : table.incident[region]) {
-    const EdgeInfo &e = table.edges[index];
+double moveDelta(const Model &model, const std::vector<int32_t> &backends,
+                 unsigned program, int backend, CostFn cost) {
+  int current = backends[program];
+  double delta = cost(program, backend) - cost(program, current);
+  for (uint32_t index : model.incident[program]) {
+    const hwagent_edge_info_t &e = model.edges[index];
     auto side = [&](int end, int moved) {
-      return end < 0 ? 0 : end == int(region) ? moved : backends[end];
+      return end < 0 ? 0 : end == int(program) ? moved : backends[end];
     };
-    delta += linkCost(table, side(e.fromIndex, backend), side(e.toIndex, backend),
-                      e.bytes, e.converts) -
-             linkCost(table, side(e.fromIndex, current), side(e.toIndex, current),
-                      e.bytes, e.converts);
+    delta += model.linkCost(e, side(e.from, backend), side(e.to, backend)) -
+             model.linkCost(e, side(e.from, current), side(e.to, current));
   }
   return delta;
 }
 
-/// Minimum step time over all assignments when region r on backend b costs
-/// cost(r, b) and every boundary is paid `edgeWeight` times.
-double bestStepTime(const RegionTable &table,
+/// Minimum step time over all placements when program p on backend b costs
+/// cost(p, b) and every boundary is paid `edgeWeight` times.
+double bestStepTime(const Model &model,
                     const std::function<double(size_t, int)> &cost,
                     double edgeWeight, std::vector<int32_t> *best = nullptr);
 

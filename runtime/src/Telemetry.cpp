@@ -2,20 +2,38 @@
 
 #include "Telemetry.h"
 
+#include "HwAgent/Core/Vocabulary.h"
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 namespace hwagent_rt {
 
 double thermalFactor(int state) {
-  static const double factors[] = {1.0, 1.1, 1.5, 3.0};
-  return state >= 0 && state <= 3 ? factors[state] : 1.0;
+  if (state < 0 || state > HWAGENT_THERMAL_CRITICAL)
+    return 1.0;
+  return hwcore::thermalFactor(static_cast<hwcore::ThermalState>(state));
+}
+
+hwagent_telemetry_t readHostTelemetry(CpuUtilization &cpu) {
+  hwagent_telemetry_t t = {};
+  t.utilization[HWAGENT_BACKEND_CPU] = std::max(0.0, cpu.sample());
+  ThermalReading zones = readThermalZones();
+  t.thermal_zones = zones.zones;
+  t.max_temperature_c = zones.maxCelsius;
+  t.thermal_state = zones.maxCelsius >= 95   ? HWAGENT_THERMAL_CRITICAL
+                    : zones.maxCelsius >= 85 ? HWAGENT_THERMAL_SERIOUS
+                    : zones.maxCelsius >= 75 ? HWAGENT_THERMAL_FAIR
+                                             : HWAGENT_THERMAL_NOMINAL;
+  t.free_memory_bytes = readAvailableMemory();
+  return t;
 }
 
 absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text) {
@@ -41,22 +59,21 @@ absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text)
     ScenarioEvent e;
     if (f.size() < 4 || f[0] != "at" || !absl::SimpleAtoi(f[1], &e.step) || e.step < 0)
       return bad("expected 'at <step> ...'");
-    static const char *const backends[] = {"cpu", "ane", "gpu"};
-    static const char *const states[] = {"nominal", "fair", "serious", "critical"};
     if (f[2] == "thermal" && f.size() == 4) {
-      for (int s = 0; s < 4; ++s)
-        if (f[3] == states[s])
-          e.thermal = s;
-      if (e.thermal < 0)
+      std::optional<hwcore::ThermalState> state =
+          hwcore::parseThermalStateName(std::string_view(f[3].data(), f[3].size()));
+      if (!state)
         return bad(absl::StrCat("unknown thermal state '", f[3], "'"));
+      e.thermal = static_cast<int>(*state);
     } else if (f.size() == 5 && f[3] == "slowdown") {
-      for (int b = 0; b < 3; ++b)
-        if (f[2] == backends[b])
-          e.backend = b;
-      if (e.backend < 0)
+      std::optional<hwcore::BackendKind> backend =
+          hwcore::parseBackendName(std::string_view(f[2].data(), f[2].size()));
+      if (!backend)
         return bad(absl::StrCat("unknown backend '", f[2], "'"));
-      if (!absl::SimpleAtod(f[4], &e.slowdown) || !(e.slowdown >= 1.0))
-        return bad("slowdown must be a number >= 1");
+      e.backend = static_cast<int>(*backend);
+      if (!absl::SimpleAtod(f[4], &e.slowdown) || !std::isfinite(e.slowdown) ||
+          !(e.slowdown >= 1.0))
+        return bad("slowdown must be a finite number >= 1");
     } else {
       return bad("expected '<backend> slowdown <factor>' or 'thermal <state>'");
     }

@@ -3,6 +3,8 @@
 #ifndef HWAGENT_RT_TELEMETRY_H
 #define HWAGENT_RT_TELEMETRY_H
 
+#include "hwagent_rt/hwagent_rt.h"
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -25,10 +27,11 @@ struct ScenarioEvent {
 ///   hwagent-scenario 1
 ///   at <step> <cpu|ane|gpu> slowdown <factor>
 ///   at <step> thermal <nominal|fair|serious|critical>
-/// ('#' starts a comment). Events are returned sorted by step.
+/// ('#' starts a comment). Events are returned sorted by step; errors name
+/// the line (a slowdown must be a finite number >= 1).
 absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text);
 
-/// Time multiplier of a thermal state (the cost model's factors).
+/// Time multiplier of a thermal state (hwagent_thermal_t): the core's.
 double thermalFactor(int state);
 
 /// Busy share of the machine's CPUs between two calls (from /proc/stat);
@@ -47,6 +50,10 @@ struct ThermalReading {
 };
 ThermalReading readThermalZones();
 int64_t readAvailableMemory();
+
+/// The host's telemetry (no scenario): CPU busy share since `cpu`'s last
+/// sample, thermal zones, available memory.
+hwagent_telemetry_t readHostTelemetry(CpuUtilization &cpu);
 
 } // namespace hwagent_rt
 

@@ -8,15 +8,15 @@ tracks = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "threa
 spans = [e for e in events if e.get("ph") == "X"]
 assert spans, "no spans"
 for e in spans:
-    assert e["name"].startswith("region "), e
+    assert e["name"].startswith("program "), e
     assert e["dur"] >= 0 and e["ts"] >= 0, e
     assert e["args"]["simulated"] == (e["cat"] != "cpu"), e
     assert tracks[e["tid"]].startswith(e["cat"]), e
 steps = {e["args"]["step"] for e in spans}
-print(f"trace ok: {len(steps)} steps, {len(spans)} region spans, tracks "
+print(f"trace ok: {len(steps)} steps, {len(spans)} program spans, tracks "
       + ", ".join(tracks[t] for t in sorted(tracks)) + "; every ane span simulated")
 lines = [json.loads(l) for l in open(sys.argv[2])]
-regions = [l for l in lines if l["type"] == "region"]
+programs = [l for l in lines if l["type"] == "program"]
 step_lines = [l for l in lines if l["type"] == "step"]
-assert len(regions) == len(spans), (len(regions), len(spans))
-print(f"log ok: {len(regions)} region lines, {len(step_lines)} step lines")
+assert len(programs) == len(spans), (len(programs), len(spans))
+print(f"log ok: {len(programs)} program lines, {len(step_lines)} step lines")

@@ -7,7 +7,7 @@
 // MISSING: error: hwagent-estimate-costs: {{.*}}Inputs/missing.json: cannot read: No such file or directory
 
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/bad-target-type.json" 2>&1 | FileCheck %s --check-prefix=BADTYPE
-// BADTYPE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-target-type.json: backends[0].bandwidth: expected a number
+// BADTYPE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-target-type.json: backends[0].bandwidth: expected number
 
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/not-json.json" 2>&1 | FileCheck %s --check-prefix=NOTJSON
 // NOTJSON: error: hwagent-estimate-costs: {{.*}}Inputs/not-json.json: (top level): not valid JSON: {{.*}}
@@ -17,6 +17,13 @@
 
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/simple-target.json profile-db=%S/Inputs/bad-profile.json" 2>&1 | FileCheck %s --check-prefix=PROFILE
 // PROFILE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-profile.json: entries[0].backend: unknown backend 'tpu'
+
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=apple-m4 backends=ane" 2>&1 | FileCheck %s --check-prefix=NOCPU
+// NOCPU: error: hwagent-estimate-costs: backends= must include cpu (the host runs on it)
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=apple-m4 backends=cpu,npu" 2>&1 | FileCheck %s --check-prefix=NPU
+// NPU: error: hwagent-estimate-costs: unknown backend 'npu' in backends= (expected cpu, ane or gpu)
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=host backends=cpu,ane" 2>&1 | FileCheck %s --check-prefix=NOANE
+// NOANE: error: hwagent-estimate-costs: target 'host' has no backend 'ane'
 
 // A profile recorded on another target is stale: reported, then ignored.
 // RUN: hwagent-opt %s --hwagent-form-regions --hwagent-estimate-costs="target=%S/Inputs/simple-target.json profile-db=%S/Inputs/stale-profile.json" 2>&1 | FileCheck %s --check-prefix=STALE

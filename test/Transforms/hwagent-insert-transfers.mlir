@@ -7,9 +7,9 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<1000xf32>)
 // CHECK:      %[[IN:.*]] = hwagent.transfer %[[X]] from cpu to ane : tensor<1000xf32> -> tensor<1000xf16>
 // CHECK:      %[[A:.*]] = hwagent.region 0 (%[[AI:.*]] = %[[IN]] : tensor<1000xf16>) -> (tensor<1000xf16>)
-// CHECK-NEXT:   %[[W:.*]] = arith.extf %[[AI]] : tensor<1000xf16> to tensor<1000xf32>
+// CHECK-NEXT:   %[[W:.*]] = arith.extf %[[AI]] {hwagent.boundary} : tensor<1000xf16> to tensor<1000xf32>
 // CHECK-NEXT:   %[[E:.*]] = math.exp %[[W]]
-// CHECK-NEXT:   %[[N:.*]] = arith.truncf %[[E]] : tensor<1000xf32> to tensor<1000xf16>
+// CHECK-NEXT:   %[[N:.*]] = arith.truncf %[[E]] {hwagent.boundary} : tensor<1000xf32> to tensor<1000xf16>
 // CHECK-NEXT:   hwagent.yield %[[N]] : tensor<1000xf16>
 // CHECK:      %[[B:.*]] = hwagent.region 1 (%{{.*}} = %[[A]] : tensor<1000xf16>) -> (tensor<1000xf16>)
 // CHECK:      %[[OUT:.*]] = hwagent.transfer %[[B]] from ane to cpu : tensor<1000xf16> -> tensor<1000xf32>

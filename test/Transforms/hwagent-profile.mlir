@@ -182,14 +182,16 @@ func.func @library_calls(%x: tensor<1x3x8x8xf16>, %w: tensor<4x3x3x3xf16>, %g: t
 #red = affine_map<(d0) -> ()>
 
 // Training phase from data flow (result 0 is the loss, the rest are updated
-// parameters), and from an explicit hwagent.phase attribute.
+// parameters), and from an explicit hwagent.phase attribute. The backward
+// ops that feed the update through elementwise ops compute the parameter's
+// gradient (weight_gradient); the loss does not.
 // CHECK-LABEL: func.func @step
-// CHECK-SAME: phase = mixed>
-// CHECK:      hwagent.region 0 {{.*}}phase = backward>
+// CHECK-SAME: phase = mixed, weight_gradient = true>
+// CHECK:      hwagent.region 0 {{.*}}phase = backward, weight_gradient = true>
 // CHECK-NEXT:   math.exp {{.*}}hwagent.phase = #hwagent.phase<backward>
 // CHECK:      hwagent.region 1 {{.*}}phase = forward>
 // CHECK:        linalg.generic
-// CHECK:      hwagent.region 2 {{.*}}phase = backward>
+// CHECK:      hwagent.region 2 {{.*}}phase = backward, weight_gradient = true>
 // CHECK-NEXT:   arith.mulf
 // CHECK:      hwagent.region 3 {{.*}}phase = optimizer>
 // CHECK-NEXT:   arith.subf

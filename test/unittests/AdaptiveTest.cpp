@@ -1,7 +1,7 @@
 //===- AdaptiveTest.cpp - online learning and re-partitioning -------------===//
 
 #include "Adaptive.h"
-#include "RegionTable.h"
+#include "ModelBuilder.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include <gtest/gtest.h>
@@ -13,33 +13,53 @@
 #include <thread>
 
 using namespace hwagent_rt;
+using hwagent_test::ModelBuilder;
 
 namespace {
 
-/// Two regions in a chain, both best on the ANE; boundaries are cheap
-/// compared with the regions so that moving one alone can pay.
-const char *kTable = "hwagent-region-table 1\n"
-                     "target test\n"
-                     "link 1e11 5e10 1e-5\n"
-                     "compile 1 0.0\n"
-                     "region 0 00000000000000b0 1 3 4e-3 1e-3 0 1 1\n"
-                     "region 1 00000000000000b1 1 3 4e-3 1e-3 0 1 1\n"
-                     "edge -1 0 4000 1\n"
-                     "edge 0 1 4000 1\n"
-                     "edge 1 -1 4000 1\n";
+/// Two programs in a chain, both best on the ANE; boundaries are cheap
+/// compared with the programs so that moving one alone can pay.
+ModelBuilder chain() {
+  ModelBuilder m;
+  m.links(1e11, 5e10, 1e-5)
+      .program(HWAGENT_BACKEND_ANE, {4e-3, 1e-3, 0}, 0xb0)
+      .program(HWAGENT_BACKEND_ANE, {4e-3, 1e-3, 0}, 0xb1)
+      .edge(-1, 0, 4000)
+      .edge(0, 1, 4000)
+      .edge(1, -1, 4000);
+  return m;
+}
 
-/// The online model on kTable from the compiler's predictions, both
-/// regions on the ANE, every variant compiled.
+/// A tiny graph: both programs take 20 us on the CPU, the ANE's launch
+/// makes them 60 us there, and every boundary costs 50 us of sync.
+ModelBuilder tiny() {
+  ModelBuilder m;
+  m.links(1e11, 5e10, 5e-5)
+      .program(HWAGENT_BACKEND_CPU, {2e-5, 6e-5, 0}, 0xc0)
+      .program(HWAGENT_BACKEND_CPU, {2e-5, 6e-5, 0}, 0xc1)
+      .edge(-1, 0, 4000)
+      .edge(0, 1, 4000)
+      .edge(1, -1, 4000);
+  return m;
+}
+
+Model load(const ModelBuilder &builder) {
+  hwagent_model_info_t info = builder.info();
+  return *loadModel(&info);
+}
+
+/// The online model on chain() from the compiler's predictions, both
+/// programs on the ANE, every variant compiled.
 class AdaptiveModel : public testing::Test {
 protected:
   void SetUp() override { model.reset(table, params); }
 
-  RegionTable table = *parseRegionTable(kTable);
+  Model table = load(chain());
   OnlineModel model;
   AdaptiveParameters params;
   std::vector<int32_t> current = {1, 1};
   std::vector<bool> compiled =
-      std::vector<bool>(table.regions.size() * kNumBackends, true);
+      std::vector<bool>(table.programs.size() * kNumBackends, true);
 };
 
 TEST_F(AdaptiveModel, EstimatesConvergeToMeasurements) {
@@ -92,37 +112,32 @@ TEST_F(AdaptiveModel, SwitchesWhenTheAneSlowsDown) {
   EXPECT_LE(reactedAfter, 3);
 }
 
-TEST(Adaptive, PairLinksPriceTheirBoundaries) {
-  std::string text = std::string(kTable) + "pair 0 2 1e10 0 5e-5\n";
-  RegionTable table = *parseRegionTable(text);
-  // cpu -> gpu: its own price; gpu -> cpu and cpu -> ane: the default link,
-  // the ANE one converting f32.
-  EXPECT_NEAR(linkCost(table, 0, 2, 1000, true), 5e-5 + 1000 / 1e10, 1e-15);
-  EXPECT_NEAR(linkCost(table, 2, 0, 1000, true), 1e-5 + 1000 / 1e11, 1e-15);
-  EXPECT_NEAR(linkCost(table, 0, 1, 1000, true),
-              1e-5 + 1000 / 1e11 + 1000 / 5e10, 1e-15);
-  EXPECT_EQ(linkCost(table, 1, 1, 1000, true), 0);
-  for (const char *bad : {"pair 0 0 1e10 0 0\n", "pair 0 3 1e10 0 0\n",
-                          "pair 0 2 0 0 0\n", "pair 0 2 1e10 0\n"}) {
-    absl::StatusOr<RegionTable> parsed = parseRegionTable(std::string(kTable) + bad);
-    ASSERT_FALSE(parsed.ok()) << bad;
-    EXPECT_NE(parsed.status().message().find("line 10"), std::string::npos)
-        << parsed.status().message();
-  }
+TEST(Adaptive, LinksPriceTheirBoundaries) {
+  ModelBuilder builder = chain();
+  builder.link(0, 2, 1e10, 0, 5e-5);
+  Model model = load(builder);
+  hwagent_edge_info_t e = {0, 1, 1000, 1000};
+  // cpu -> gpu: its own price, no conversion; cpu -> ane converts the f32
+  // bytes; the same backend costs nothing.
+  EXPECT_NEAR(model.linkCost(e, 0, 2), 5e-5 + 1000 / 1e10, 1e-15);
+  EXPECT_NEAR(model.linkCost(e, 2, 0), 1e-5 + 1000 / 1e11, 1e-15);
+  EXPECT_NEAR(model.linkCost(e, 0, 1), 1e-5 + 1000 / 1e11 + 1000 / 5e10, 1e-15);
+  EXPECT_EQ(model.linkCost(e, 1, 1), 0);
+  hwagent_edge_info_t ints = {0, 1, 1000, 0};
+  EXPECT_NEAR(model.linkCost(ints, 0, 1), 1e-5 + 1000 / 1e11, 1e-15);
 }
 
 TEST(Adaptive, MoveDeltaIsTheStepTimeDifference) {
-  // A chain of 6 regions with a skip edge and host edges; every move of
-  // every region from random assignments.
-  std::string text = "hwagent-region-table 1\ntarget test\nlink 1e10 5e9 1e-5\n"
-                     "pair 0 2 2e10 0 5e-6\n";
+  // A chain of 6 programs with a skip edge and host edges; every move of
+  // every program from random placements.
+  ModelBuilder builder;
+  builder.links(1e10, 5e9, 1e-5).link(0, 2, 2e10, 0, 5e-6);
   for (int r = 0; r < 6; ++r)
-    text += "region " + std::to_string(r) + " k 0 7 " + std::to_string(1e-3 * (r + 1)) +
-            " 5e-4 7e-4 0 0\n";
-  text += "edge -1 0 1000 1\nedge 0 1 2000 1\nedge 1 2 3000 0\nedge 2 3 4000 1\n"
-          "edge 3 4 5000 1\nedge 4 5 6000 1\nedge 1 4 7000 1\nedge 5 -1 8000 1\n";
-  RegionTable table = *parseRegionTable(text);
-  auto cost = [&](size_t r, int b) { return table.regions[r].predicted[b]; };
+    builder.program(0, {1e-3 * (r + 1), 5e-4, 7e-4});
+  builder.edge(-1, 0, 1000).edge(0, 1, 2000).edge(1, 2, 3000, 0).edge(2, 3, 4000)
+      .edge(3, 4, 5000).edge(4, 5, 6000).edge(1, 4, 7000).edge(5, -1, 8000);
+  Model table = load(builder);
+  auto cost = [&](size_t r, int b) { return table.programs[r].predicted[b]; };
   std::mt19937 rng(11);
   for (int trial = 0; trial < 50; ++trial) {
     std::vector<int32_t> backends(6);
@@ -153,7 +168,7 @@ struct Vetoes {
 
 int32_t vetoAll(void *user, const hwagent_repartition_t *event) {
   static_cast<Vetoes *>(user)->seen++;
-  EXPECT_EQ(event->num_regions, 2u);
+  EXPECT_EQ(event->num_programs, 2u);
   EXPECT_GT(event->current_seconds, event->proposed_seconds);
   return 1;
 }
@@ -178,8 +193,10 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
   options.scenario_path = scenario.c_str();
   options.on_repartition = vetoAll;
   options.on_repartition_user = &vetoes;
+  ModelBuilder builder = chain();
+  hwagent_model_info_t info = builder.info();
   hwagent_session_t *s = nullptr;
-  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   hwagent_session_make_current(s);
   for (int step = 0; step < 20; ++step) {
     runSteps(1);
@@ -195,7 +212,7 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
 
   // Without the veto the same run switches to the CPU.
   options.on_repartition = nullptr;
-  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   hwagent_session_make_current(s);
   for (int step = 0; step < 20; ++step) {
     runSteps(1);
@@ -208,20 +225,10 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
   hwagent_session_destroy(s);
 }
 
-/// A tiny graph: both regions take 20 us on the CPU, the ANE's dispatch
-/// makes them 60 us there, and every boundary costs 50 us of sync.
-const char *kTinyTable = "hwagent-region-table 1\n"
-                         "target test\n"
-                         "link 1e11 5e10 5e-5\n"
-                         "region 0 00000000000000c0 0 3 2e-5 6e-5 0 1 1\n"
-                         "region 1 00000000000000c1 0 3 2e-5 6e-5 0 1 1\n"
-                         "edge -1 0 4000 1\n"
-                         "edge 0 1 4000 1\n"
-                         "edge 1 -1 4000 1\n";
-
 /// Runs `steps` steps of `table` under `scenario`, adaptive with every
 /// time simulated; by default the model learns from measurements only.
-hwagent_regret_t runAdaptive(const char *table, const char *scenario, int steps,
+hwagent_regret_t runAdaptive(const ModelBuilder &table, const char *scenario,
+                             int steps,
                              double budget, int32_t *finalBackend,
                              std::vector<int64_t> *switchSteps = nullptr,
                              bool telemetry = false, int exploreEvery = 5) {
@@ -236,7 +243,8 @@ hwagent_regret_t runAdaptive(const char *table, const char *scenario, int steps,
   options.scenario_path = path.c_str();
   hwagent_session_t *s = nullptr;
   hwagent_regret_t regret = {};
-  EXPECT_EQ(hwagent_session_create(table, &options, &s), HWAGENT_OK);
+  hwagent_model_info_t info = table.info();
+  EXPECT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   if (!s)
     return regret;
   hwagent_session_make_current(s);
@@ -256,12 +264,12 @@ hwagent_regret_t runAdaptive(const char *table, const char *scenario, int steps,
 }
 
 TEST(Adaptive, ExplorationStaysWithinItsBudget) {
-  // A probe moves one region to the ANE for a step: 40 us more compute
+  // A probe moves one program to the ANE for a step: 40 us more compute
   // and two 50 us boundaries, 3.5 steps' worth. Probing every 5 steps
   // would cost 70 % of the run; the budget keeps it to its share.
   int32_t backend = -1;
   hwagent_regret_t regret =
-      runAdaptive(kTinyTable, "hwagent-scenario 1\n", 2000, 0.02, &backend);
+      runAdaptive(tiny(), "hwagent-scenario 1\n", 2000, 0.02, &backend);
   EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
   EXPECT_EQ(regret.switches, 0);
   EXPECT_GE(regret.explorations, 1);  // still probes, rarely
@@ -270,7 +278,7 @@ TEST(Adaptive, ExplorationStaysWithinItsBudget) {
   EXPECT_LE(overhead, 0.025);
   // A larger budget buys more probes.
   hwagent_regret_t generous =
-      runAdaptive(kTinyTable, "hwagent-scenario 1\n", 2000, 0.2, nullptr);
+      runAdaptive(tiny(), "hwagent-scenario 1\n", 2000, 0.2, nullptr);
   EXPECT_GT(generous.explorations, 3 * regret.explorations);
 }
 
@@ -279,14 +287,14 @@ const char *kSlowdownAndRecovery =
     "hwagent-scenario 1\nat 5 ane slowdown 6\nat 40 ane slowdown 1\n";
 
 TEST(Adaptive, ExplorationFindsTheRecovery) {
-  // The ANE slows down 6x at step 5 (both regions move to the CPU) and
+  // The ANE slows down 6x at step 5 (both programs move to the CPU) and
   // recovers at step 40; only probes can see the recovery. While the ANE
   // is slow a probe costs about a quarter of a step and the credit grows
   // by 2 % of one per step, so a probe comes about every 12 steps.
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret = runAdaptive(
-      kTable, kSlowdownAndRecovery,
+      chain(), kSlowdownAndRecovery,
       150, 0.02, &backend, &switches);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.switches, 2);
@@ -298,7 +306,7 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
   // A generous budget sees the recovery sooner (and pays for more probes
   // while the ANE is slow).
   runAdaptive(
-      kTable, kSlowdownAndRecovery,
+      chain(), kSlowdownAndRecovery,
       150, 0.2, nullptr, &switches);
   ASSERT_EQ(switches.size(), 2u);
   EXPECT_LE(switches[1], 40 + 6);
@@ -313,7 +321,7 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret = runAdaptive(
-      kTable, kSlowdownAndRecovery,
+      chain(), kSlowdownAndRecovery,
       150, 0.02, &backend, &switches, /*telemetry=*/true, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.explorations, 0);
@@ -324,7 +332,7 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   EXPECT_LE(regret.actual_seconds / regret.oracle_seconds - 1, 0.01);
   // Learning from measurements only, without probes, never sees the
   // recovery: it stays on the CPU.
-  runAdaptive(kTable, kSlowdownAndRecovery,
+  runAdaptive(chain(), kSlowdownAndRecovery,
               150, 0.02, &backend, &switches, /*telemetry=*/false, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
   EXPECT_EQ(switches.size(), 1u);
@@ -339,8 +347,10 @@ TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
   options.simulate_cpu = 1;
   options.explore_every = 5;
   options.scenario_path = scenario.c_str();
+  ModelBuilder builder = chain();
+  hwagent_model_info_t info = builder.info();
   hwagent_session_t *s = nullptr;
-  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   hwagent_session_make_current(s);
   std::atomic<bool> stop{false};
   std::atomic<int64_t> executions{0};
@@ -366,8 +376,8 @@ TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
     t.join();
   int64_t counted = 0;
   for (uint32_t i = 0; i < 2; ++i) {
-    hwagent_region_stats_t r;
-    hwagent_session_region_stats(s, i, &r);
+    hwagent_program_stats_t r;
+    hwagent_session_program_stats(s, i, &r);
     counted += r.executions[0] + r.executions[1] + r.executions[2];
   }
   EXPECT_EQ(counted, executions.load() + 80 * 2);

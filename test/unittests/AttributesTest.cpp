@@ -2,8 +2,9 @@
 
 #include "HwAgent/IR/HwAgentAttrs.h"
 #include "HwAgent/IR/HwAgentDialect.h"
+#include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent/InitAll.h"
+#include "HwAgent/Tools/InitAll.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -47,7 +48,7 @@ protected:
                              /*params=*/64, /*paramBytes=*/256, histogram,
                              /*depth=*/2, {b.getF32Type()}, /*dynamicDims=*/0,
                              /*maxDim=*/16, /*maxRank=*/2, /*hasLoops=*/false,
-                             Phase::forward);
+                             Phase::forward, /*weightGradient=*/false);
   }
 
   MLIRContext context;
@@ -81,7 +82,7 @@ TEST_F(AttributesTest, FeaturesVerifierRejectsBadHistogram) {
     Builder b(&context);
     FeaturesAttr attr = FeaturesAttr::getChecked(
         [&] { return emitError(UnknownLoc::get(&context)); }, &context, 1, 1,
-        1, 0, 0, shortHistogram, 1, {}, 0, 1, 1, false, Phase::unknown);
+        1, 0, 0, shortHistogram, 1, {}, 0, 1, 1, false, Phase::unknown, false);
     EXPECT_FALSE(attr);
   });
   EXPECT_NE(errors.find("op histogram must have"), std::string::npos)
@@ -104,26 +105,39 @@ TEST_F(AttributesTest, CostsLookupAndVerifier) {
         ArrayRef<BackendCostAttr>{cpu, cpu}));
     EXPECT_FALSE(BackendCostAttr::getChecked(
         [&] { return emitError(UnknownLoc::get(&context)); }, &context,
-        Backend::cpu, APFloat(-1.0), true, StringRef()));
+        Backend::cpu, APFloat(-1.0), true, StringRef(), CostTermsAttr()));
   });
   EXPECT_NE(errors.find("appears more than once"), std::string::npos);
   EXPECT_NE(errors.find("finite non-negative"), std::string::npos);
 }
 
-TEST_F(AttributesTest, TargetLookup) {
-  auto ane = DeviceAttr::get(&context, Backend::ane, APFloat(1.1e13),
-                             APFloat(1.8e10), APFloat(0.38), APFloat(1.2e11),
-                             APFloat(1.5e-4), 32 << 20, APFloat(2.0),
-                             APFloat(0.03), 16384, 4);
-  auto link = LinkAttr::get(&context, Backend::cpu, Backend::ane, APFloat(1.2e11),
-                            APFloat(6e10), APFloat(2e-4));
-  auto target = TargetAttr::get(&context, StringRef("apple-m4"), {ane}, APFloat(1.2e11),
-                                APFloat(2e-4), {link});
-  EXPECT_EQ(target.lookup(Backend::ane), ane);
-  EXPECT_FALSE(target.lookup(Backend::gpu));
-  EXPECT_EQ(target.lookup(Backend::ane).getMaxDim(), 16384);
-  ASSERT_EQ(target.getLinks().size(), 1u);
-  EXPECT_EQ(target.getLinks()[0].getTo(), Backend::ane);
+TEST_F(AttributesTest, TargetIsLossless) {
+  // Every built-in target survives the trip into the IR and back, field
+  // for field (the core's printer shows all of them).
+  for (const std::string &name : ::hwcore::builtinTargetNames()) {
+    ::hwcore::TargetDescription original = *::hwcore::getBuiltinTarget(name);
+    TargetAttr attr = TargetAttr::get(&context, original);
+    EXPECT_EQ(::hwconfig::printTarget(attr.toDescription()),
+              ::hwconfig::printTarget(original))
+        << name;
+  }
+  TargetAttr m4 = TargetAttr::get(&context, *::hwcore::getBuiltinTarget("apple-m4"));
+  ASSERT_TRUE(m4.lookup(Backend::ane));
+  EXPECT_EQ(m4.lookup(Backend::ane).getMaxDim(), 16384);
+  EXPECT_EQ(m4.lookup(Backend::ane).getComputeType().getValue(), "f16");
+  // A target whose values the core refuses does not verify.
+  ::hwcore::TargetDescription bad = *::hwcore::getBuiltinTarget("apple-m4");
+  bad.backends[0].bandwidth = -1;
+  std::string errors = captureErrors([&] {
+    EXPECT_FALSE(TargetAttr::getChecked(
+        [&] { return emitError(UnknownLoc::get(&context)); }, &context,
+        StringRef(bad.name), StringRef(),
+        ArrayRef<DeviceAttr>{DeviceAttr::get(&context, bad.backends[0])},
+        APFloat(1e11), APFloat(0.0), APFloat(0.0), ArrayRef<LinkAttr>{}));
+  });
+  EXPECT_NE(errors.find("backends[0].bandwidth: must be positive"),
+            std::string::npos)
+      << errors;
 }
 
 TEST_F(AttributesTest, RegionBuilderMirrorsInputs) {

@@ -1,14 +1,16 @@
 //===- CostModelTest.cpp - cost model formulas, legality, file formats ----===//
 
-#include "hwagent/CostModel/CostModel.h"
-#include "hwagent/CostModel/ProfileDB.h"
-#include "hwagent/CostModel/Target.h"
+#include "HwAgent/Config/ProfileDB.h"
+#include "HwAgent/Config/TargetFile.h"
+#include "HwAgent/Config/Telemetry.h"
+#include "HwAgent/Core/CostModel.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 using namespace hwcore;
+using namespace hwconfig;
 
 namespace {
 
@@ -19,7 +21,7 @@ BackendDescription simpleBackend(BackendKind kind) {
   b.rampFlops = 1e8;
   b.rampExponent = 0.5;
   b.bandwidth = 1e11;
-  b.dispatch = 1e-4;
+  b.launch = 1e-4;
   return b;
 }
 
@@ -30,148 +32,243 @@ RegionProfile matmulProfile() {
   r.bytesWritten = 1e7;
   r.params = 1e6;
   r.paramBytes = 4e6;
-  r.opHistogram[2] = 1; // matmul
+  r.opHistogram[index(WorkKind::matmul)] = 1;
   r.elementTypes = {"f32"};
   r.maxDim = 1024;
   r.maxRank = 2;
   return r;
 }
 
+ProgramCost alone(const RegionCost &cost, const BackendDescription &b,
+                  int64_t io, CostOptions options = {}) {
+  return standaloneCost(cost, b, Telemetry{}, options, io);
+}
+
 TEST(CostModel, ComputeBoundMatchesHandCount) {
   // util = min(1, (1e9 / 1e8)^0.5) = 1; compute = 1e9 / 1e12 = 1e-3;
-  // memory = 3e7 / 1e11 = 3e-4; total = 1e-4 + max(1e-3, 3e-4).
-  CostBreakdown cost = predictCost(matmulProfile(), simpleBackend(BackendKind::cpu),
-                                   Telemetry{});
+  // memory = 3e7 / 1e11 = 3e-4; alone: 1e-4 launch + max(1e-3, 3e-4).
+  BackendDescription cpu = simpleBackend(BackendKind::cpu);
+  RegionCost cost = predictRegion(matmulProfile(), cpu, Telemetry{});
   ASSERT_TRUE(cost.legal);
-  EXPECT_DOUBLE_EQ(cost.utilization, 1.0);
   EXPECT_DOUBLE_EQ(cost.compute, 1e-3);
+  EXPECT_DOUBLE_EQ(cost.computeInputWeights, 1e-3); // no penalty by default
   EXPECT_DOUBLE_EQ(cost.memory, 3e-4);
-  EXPECT_DOUBLE_EQ(cost.weightRefresh, 0.0); // the CPU reads weights in place
-  EXPECT_DOUBLE_EQ(cost.total, 1.1e-3);
-  EXPECT_STREQ(cost.bindingTerm(), "compute");
+  EXPECT_EQ(cost.weightBytes, 4000000);
+  ProgramCost program = alone(cost, cpu, 3e7);
+  EXPECT_DOUBLE_EQ(program.seconds, 1.1e-3);
+  EXPECT_EQ(program.mode, WeightUpdate::none); // the CPU reads weights in place
+  EXPECT_STREQ(program.bindingTerm(), "compute");
+  // A matrix unit runs matmuls at the larger of its rate and the vector one.
+  cpu.matrixFlops = 4e12;
+  EXPECT_DOUBLE_EQ(predictRegion(matmulProfile(), cpu, Telemetry{}).compute,
+                   2.5e-4);
+  // Threads scale the vector rate: 4 threads ^ 0.5 = 2x.
+  cpu.matrixFlops = 0;
+  cpu.threads = 4;
+  cpu.parallelExponent = 0.5;
+  EXPECT_DOUBLE_EQ(predictRegion(matmulProfile(), cpu, Telemetry{}).compute,
+                   5e-4);
 }
 
 TEST(CostModel, UtilizationRampAndComputeType) {
-  // 1e6 FLOPs: util = (1e6 / 1e8)^0.5 = 0.1; f16 peak 2e12:
-  // compute = 1e6 / (2e12 * 0.1) = 5e-6.
+  // Per region (no program ramp): 1e6 FLOPs, util = (1e6 / 1e8)^0.5 = 0.1,
+  // f16 peak 2e12: compute = 1e6 / (2e12 * 0.1) = 5e-6.
   RegionProfile r = matmulProfile();
   r.flops = 1e6;
   r.bytesRead = r.bytesWritten = 0;
   r.elementTypes = {"f16"};
-  CostBreakdown cost =
-      predictCost(r, simpleBackend(BackendKind::cpu), Telemetry{});
-  EXPECT_NEAR(cost.utilization, 0.1, 1e-12);
-  EXPECT_NEAR(cost.compute, 5e-6, 1e-18);
-  EXPECT_STREQ(cost.bindingTerm(), "dispatch");
+  BackendDescription cpu = simpleBackend(BackendKind::cpu);
+  EXPECT_NEAR(predictRegion(r, cpu, Telemetry{}).compute, 5e-6, 1e-18);
+  EXPECT_STREQ(alone(predictRegion(r, cpu, Telemetry{}), cpu, 0).bindingTerm(),
+               "launch");
   // A region mixing f16 and f32 computes at the f32 peak.
   r.elementTypes = {"f16", "f32"};
-  EXPECT_NEAR(predictCost(r, simpleBackend(BackendKind::cpu), Telemetry{}).compute,
-              1e-5, 1e-18);
+  EXPECT_NEAR(predictRegion(r, cpu, Telemetry{}).compute, 1e-5, 1e-18);
+  // A backend with its own compute type (the ANE: fp16) uses that peak.
+  BackendDescription ane = simpleBackend(BackendKind::ane);
+  ane.computeType = "f16";
+  ane.programRamp = true;
+  RegionCost onAne = predictRegion(r, ane, Telemetry{});
+  EXPECT_NEAR(onAne.compute, 1e6 / 2e12, 1e-18); // the ramp is the program's
+  ProgramCost program = alone(onAne, ane, 0);
+  EXPECT_NEAR(program.utilization, 0.1, 1e-12);
+  EXPECT_NEAR(program.compute, 5e-6, 1e-18);
 }
 
-TEST(CostModel, SramSpillAndWeightRefresh) {
+TEST(CostModel, ProgramsShareTheirLaunchAndRamp) {
+  // Two regions of 1e6 FLOPs on a program-ramp backend: alone each runs at
+  // util 0.1; together the program's 2e6 FLOPs reach util sqrt(0.02).
   BackendDescription ane = simpleBackend(BackendKind::ane);
-  ane.sramBytes = 1e7;
-  ane.spillFactor = 3.0;
-  ane.compile = 0.05;
+  ane.programRamp = true;
+  ane.fusedMemory = true;
   RegionProfile r = matmulProfile();
-  // Working set 3e7 + 4e6 = 3.4e7; over SRAM by 2.4e7 bytes:
-  // spill = 2.4e7 / 1e11 * (3 - 1) = 4.8e-4. Weights as inputs: 4e6 / 1e11.
-  CostBreakdown cost = predictCost(r, ane, Telemetry{});
-  EXPECT_NEAR(cost.spill, 4.8e-4, 1e-15);
-  EXPECT_NEAR(cost.weightRefresh, 4e-5, 1e-15);
-  EXPECT_NEAR(cost.total, 1e-4 + 1e-3 + 4.8e-4 + 4e-5, 1e-15);
-  // Weights baked into the program: a recompile every step.
-  ane.weightUpdate = WeightUpdate::Recompile;
-  cost = predictCost(r, ane, Telemetry{});
-  EXPECT_DOUBLE_EQ(cost.weightRefresh, 0.05);
-  EXPECT_STREQ(cost.bindingTerm(), "weight refresh");
-  // Inference: no refresh.
+  r.flops = 1e6;
+  r.params = r.paramBytes = 0;
+  RegionCost cost = predictRegion(r, ane, Telemetry{});
+  ProgramContext context;
+  context.boundaryBytes = 1e7; // only the program's boundary moves
+  ProgramCost two = programCost(ane, {&cost, &cost}, context, CostOptions{});
+  double util = std::sqrt(2e6 / 1e8);
+  EXPECT_NEAR(two.utilization, util, 1e-12);
+  EXPECT_NEAR(two.compute, 2e6 / 1e12 / util, 1e-15);
+  EXPECT_NEAR(two.memory, 1e7 / 1e11, 1e-15);
+  EXPECT_NEAR(two.seconds, 1e-4 + std::max(two.compute, two.memory), 1e-15);
+  // Cheaper than two programs of one region each.
+  ProgramCost one = alone(cost, ane, 5e6);
+  EXPECT_LT(two.seconds, 2 * one.seconds);
+}
+
+TEST(CostModel, SpillAndWeightHandling) {
+  BackendDescription ane = simpleBackend(BackendKind::ane);
+  ane.fusedMemory = true;
+  ane.sramBytes = 1e7;
+  ane.spillFactor = 2.0;
+  ane.weightUpdates = {WeightUpdate::input, WeightUpdate::recompile,
+                       WeightUpdate::reload};
+  ane.inputWeightEfficiency = 0.1;
+  ane.compile = 0.01;
+  ane.compilePerByte = 1e-8;
+  ane.reload = 0.008;
+  ane.maxCompiles = 100;
+  ane.restart = 1.0;
+  RegionProfile r = matmulProfile();
+  // Working set 3e7 + 4e6 > 1e7: compute and memory twice as slow.
+  RegionCost cost = predictRegion(r, ane, Telemetry{});
+  EXPECT_TRUE(cost.spilled);
+  EXPECT_DOUBLE_EQ(cost.compute, 2e-3);
+  EXPECT_DOUBLE_EQ(cost.computeInputWeights, 2e-2);
+  // Training: weights as inputs cost 1.8e-2 more compute (and 4e6 B
+  // streamed); recompiling costs 0.01 + 4e6 * 1e-8 + 1 / 100 = 0.06;
+  // reloading 0.008. Reload wins.
+  ProgramCost trained = alone(cost, ane, 0);
+  EXPECT_EQ(trained.mode, WeightUpdate::reload);
+  EXPECT_NEAR(trained.weights, 0.008, 1e-15);
+  // Without reload, inputs (2e-2 compute) beat a 0.06 s recompile.
+  ane.weightUpdates = {WeightUpdate::input, WeightUpdate::recompile};
+  trained = alone(cost, ane, 0);
+  EXPECT_EQ(trained.mode, WeightUpdate::input);
+  EXPECT_NEAR(trained.compute, 2e-2, 1e-15);
+  // With weights that must recompile only, the compile limit binds: more
+  // programs than compiles per process make the program illegal.
+  ane.weightUpdates = {WeightUpdate::recompile};
+  ProgramContext context;
+  context.weightPrograms = 101;
+  const RegionCost *one = &cost;
+  ProgramCost limited = programCost(ane, &one, 1, context, CostOptions{});
+  EXPECT_FALSE(limited.legal);
+  EXPECT_NE(limited.reason.find("compiles per process"), std::string::npos);
+  // Inference: weights are constant, no handling at all.
   CostOptions inference;
-  inference.weightsChangeEveryStep = false;
-  EXPECT_DOUBLE_EQ(predictCost(r, ane, Telemetry{}, inference).weightRefresh, 0);
+  inference.training = false;
+  EXPECT_EQ(alone(cost, ane, 0, inference).mode, WeightUpdate::none);
+  EXPECT_DOUBLE_EQ(alone(cost, ane, 0, inference).weights, 0);
 }
 
 TEST(CostModel, TelemetryScalesTime) {
   Telemetry busy;
-  busy.utilization[static_cast<unsigned>(BackendKind::cpu)] = 0.5;
-  busy.thermal = ThermalState::Serious;
-  CostBreakdown cost =
-      predictCost(matmulProfile(), simpleBackend(BackendKind::cpu), busy);
+  busy.utilization[index(BackendKind::cpu)] = 0.5;
+  busy.thermal = ThermalState::serious;
   // 1 / (1 - 0.5) * 1.5 = 3.
-  EXPECT_DOUBLE_EQ(cost.telemetryFactor, 3.0);
-  EXPECT_NEAR(cost.total, 3.3e-3, 1e-15);
+  EXPECT_DOUBLE_EQ(busy.factor(BackendKind::cpu), 3.0);
+  BackendDescription cpu = simpleBackend(BackendKind::cpu);
+  RegionCost cost = predictRegion(matmulProfile(), cpu, busy);
+  EXPECT_NEAR(standaloneCost(cost, cpu, busy, {}, 3e7).seconds, 3.3e-3, 1e-15);
   // A saturated backend is capped at 20x (times the thermal factor).
-  busy.utilization[static_cast<unsigned>(BackendKind::cpu)] = 1.0;
-  busy.thermal = ThermalState::Nominal;
-  EXPECT_DOUBLE_EQ(
-      predictCost(matmulProfile(), simpleBackend(BackendKind::cpu), busy)
-          .telemetryFactor,
-      20.0);
+  busy.utilization[index(BackendKind::cpu)] = 1.0;
+  busy.thermal = ThermalState::nominal;
+  EXPECT_DOUBLE_EQ(busy.factor(BackendKind::cpu), 20.0);
 }
 
-TEST(CostModel, LegalityReasons) {
+TEST(CostModel, LegalityReasonsAndRules) {
   BackendDescription ane = simpleBackend(BackendKind::ane);
   ane.maxDim = 16384;
   ane.maxRank = 4;
-  ane.opKinds = {0, 1, 2, 3, 4, 5, 6, 7};
+  ane.staticShapes = true;
+  ane.computeType = "f16";
+  ane.opKinds = {WorkKind::conv,        WorkKind::depthwise,
+                 WorkKind::matmul,      WorkKind::elementwise,
+                 WorkKind::reduction,   WorkKind::normalization,
+                 WorkKind::pooling,     WorkKind::data_movement};
   ane.elementTypes = {"f16", "f32"};
-  auto reason = [&](RegionProfile r) {
-    CostBreakdown cost = predictCost(r, ane, Telemetry{});
-    EXPECT_FALSE(cost.legal);
-    EXPECT_EQ(cost.total, 0.0);
-    return cost.reason;
+  auto check = [&](RegionProfile r, LegalityRule rule, const char *text,
+                   CostOptions options = {}) {
+    RegionCost cost = predictRegion(r, ane, Telemetry{}, options);
+    EXPECT_FALSE(cost.legal) << text;
+    EXPECT_EQ(cost.rule, rule) << text;
+    EXPECT_NE(cost.reason.find(text), std::string::npos) << cost.reason;
   };
   RegionProfile r = matmulProfile();
-  EXPECT_TRUE(predictCost(r, ane, Telemetry{}).legal);
+  EXPECT_TRUE(predictRegion(r, ane, Telemetry{}).legal);
 
   RegionProfile dynamic = r;
   dynamic.dynamicDims = 2;
-  EXPECT_NE(reason(dynamic).find("dynamic shape"), std::string::npos);
+  check(dynamic, LegalityRule::dynamicShape, "dynamic shape");
   RegionProfile wide = r;
   wide.maxDim = 20000;
-  EXPECT_NE(reason(wide).find("exceeds the ane's per-axis limit of 16384"),
-            std::string::npos);
+  check(wide, LegalityRule::shapeLimit, "exceeds the ane's per-axis limit of 16384");
   RegionProfile deep = r;
   deep.maxRank = 5;
-  EXPECT_NE(reason(deep).find("rank-5 matmul"), std::string::npos);
+  check(deep, LegalityRule::rankLimit, "rank-5 matmul");
   RegionProfile loop = r;
   loop.hasLoops = true;
-  EXPECT_NE(reason(loop).find("loop or recurrence"), std::string::npos);
+  check(loop, LegalityRule::loop, "loop or recurrence");
   RegionProfile opaque = r;
-  opaque.opHistogram[9] = 1;
-  EXPECT_NE(reason(opaque).find("opaque op"), std::string::npos);
+  opaque.opHistogram[index(WorkKind::opaque)] = 1;
+  check(opaque, LegalityRule::unsupportedKind, "opaque op");
   RegionProfile ints = r;
   ints.elementTypes = {"i32"};
-  EXPECT_NE(reason(ints).find("element type i32"), std::string::npos);
-  RegionProfile bf16 = r;
-  bf16.elementTypes = {"bf16"};
-  EXPECT_NE(reason(bf16).find("element type bf16"), std::string::npos);
+  check(ints, LegalityRule::elementType, "element type i32");
   RegionProfile gather = r;
   gather.unsupportedOps = {"gather/scatter (tensor.gather)"};
-  EXPECT_NE(reason(gather).find("tensor.gather"), std::string::npos);
+  check(gather, LegalityRule::unsupportedOp, "tensor.gather");
+  // Precision: weight gradients and optimizer updates stay in fp32 off an
+  // fp16 backend unless fp16 gradients are allowed (then a note says so).
+  RegionProfile gradient = r;
+  gradient.phase = Phase::backward;
+  gradient.weightGradient = true;
+  check(gradient, LegalityRule::precision, "weight gradient: kept in fp32");
+  RegionProfile update = r;
+  update.phase = Phase::optimizer;
+  check(update, LegalityRule::precision, "optimizer update");
+  CostOptions fp16;
+  fp16.fp16Gradients = true;
+  RegionCost allowed = predictRegion(gradient, ane, Telemetry{}, fp16);
+  EXPECT_TRUE(allowed.legal);
+  EXPECT_EQ(allowed.rule, LegalityRule::precision);
+  EXPECT_NE(allowed.reason.find("loss scaling"), std::string::npos);
+  CostOptions inference;
+  inference.training = false;
+  EXPECT_TRUE(predictRegion(gradient, ane, Telemetry{}, inference).legal);
+  // The CPU runs all of these; a GPU without static shapes runs dynamic ones.
+  BackendDescription cpu = simpleBackend(BackendKind::cpu);
+  EXPECT_TRUE(predictRegion(dynamic, cpu, Telemetry{}).legal);
+  EXPECT_TRUE(predictRegion(gradient, cpu, Telemetry{}).legal);
 
   Telemetry tight;
   tight.freeMemoryBytes = 1000;
-  CostBreakdown cost = predictCost(r, simpleBackend(BackendKind::cpu), tight);
+  RegionCost cost = predictRegion(r, cpu, tight);
   EXPECT_FALSE(cost.legal);
+  EXPECT_EQ(cost.rule, LegalityRule::memory);
   EXPECT_NE(cost.reason.find("free memory"), std::string::npos);
 }
 
-TEST(CostModel, BoundaryCost) {
+TEST(CostModel, LinkCost) {
   LinkDescription link;
   link.bandwidth = 1e9;
   link.convertBandwidth = 5e8;
   link.sync = 1e-4;
-  EXPECT_DOUBLE_EQ(boundaryCost(link, 1000000, false), 1e-4 + 1e-3);
-  EXPECT_DOUBLE_EQ(boundaryCost(link, 1000000, true), 1e-4 + 1e-3 + 2e-3);
+  EXPECT_DOUBLE_EQ(linkCost(link, 1000000, 0), 1e-4 + 1e-3);
+  EXPECT_DOUBLE_EQ(linkCost(link, 1000000, 1000000), 1e-4 + 1e-3 + 2e-3);
+  link.convertBandwidth = 0; // conversion free
+  EXPECT_DOUBLE_EQ(linkCost(link, 1000000, 1000000), 1e-4 + 1e-3);
 }
 
-TEST(Targets, BuiltinsParseAndRoundTrip) {
+TEST(Targets, BuiltinsValidateAndRoundTrip) {
   for (const std::string &name : builtinTargetNames()) {
     std::optional<TargetDescription> target = getBuiltinTarget(name);
     ASSERT_TRUE(target) << name;
     EXPECT_EQ(target->name, name);
+    EXPECT_EQ(validateTarget(*target), "") << name;
     ASSERT_TRUE(target->lookup(BackendKind::cpu)) << name;
     std::string error;
     std::optional<TargetDescription> again =
@@ -181,8 +278,13 @@ TEST(Targets, BuiltinsParseAndRoundTrip) {
   }
   std::optional<TargetDescription> m4 = getBuiltinTarget("apple-m4");
   ASSERT_TRUE(m4 && m4->lookup(BackendKind::ane));
-  EXPECT_TRUE(m4->lookup(BackendKind::ane)->simulated);
-  EXPECT_DOUBLE_EQ(m4->lookup(BackendKind::ane)->peakFor("f16"), 1.09e13);
+  const BackendDescription &ane = *m4->lookup(BackendKind::ane);
+  EXPECT_TRUE(ane.simulated);
+  EXPECT_EQ(ane.computeType, "f16");
+  EXPECT_TRUE(ane.fusedMemory);
+  EXPECT_DOUBLE_EQ(ane.peakFor("f32"), ane.peakFor("f16")); // fp16 datapath
+  // The ANE's bandwidth is its own, below the SoC's.
+  EXPECT_LT(ane.bandwidth, m4->lookup(BackendKind::cpu)->bandwidth);
   EXPECT_FALSE(getBuiltinTarget("apple-m9"));
 }
 
@@ -194,52 +296,83 @@ std::string parseError(const std::string &json) {
 
 TEST(Targets, ErrorsNameTheField) {
   const std::string head =
-      R"({"schema": "hwagent.target", "version": 1, "name": "t", )";
-  const std::string link =
-      R"("default_link": {"bandwidth": 1e9, "sync": 0})";
+      R"({"schema": "hwagent.target", "version": 2, "name": "t", )";
+  const std::string link = R"("default_link": {"bandwidth": 1e9, "sync": 0})";
   EXPECT_EQ(parseError("{"), parseError("{")); // stable
-  EXPECT_NE(parseError("[1]").find("expected a JSON object"), std::string::npos);
-  EXPECT_EQ(parseError(R"({"schema": "x", "version": 1})"),
+  EXPECT_EQ(parseError("[1]"), "(top level): expected object");
+  EXPECT_EQ(parseError(R"({"schema": "x", "version": 2})"),
             "schema: expected 'hwagent.target', got 'x'");
   EXPECT_EQ(parseError(R"({"schema": "hwagent.target", "version": 7})"),
-            "version: this build reads version 1, got 7");
+            "version: this build reads version 1 to 2, got 7");
   EXPECT_EQ(parseError(head + R"("backends": [], )" + link + "}"),
             "backends: needs at least one backend");
-  EXPECT_EQ(parseError(head + R"("backends": [{"backend": "npu"}], )" + link + "}"),
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "npu", "peak_flops": {"f32": 1},
+                           "bandwidth": 1, "launch": 0}], )" +
+                       link + "}"),
             "backends[0].backend: unknown backend 'npu' (expected cpu, ane or gpu)");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                     "ramp_flops": 1, "ramp_exponent": 1, "bandwidth": -1,
-                     "dispatch": 0}], )" +
-                 link + "}"),
-      "backends[0].bandwidth: must be positive");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": "fast"},
-                     "ramp_flops": 1, "ramp_exponent": 1, "bandwidth": 1,
-                     "dispatch": 0}], )" +
-                 link + "}"),
-      "backends[0].peak_flops.f32: expected a number");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
-                     "ramp_flops": 1, "ramp_exponent": 1, "bandwidth": 1}], )" +
-                 link + "}"),
-      "backends[0].dispatch: missing");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
-                     "ramp_flops": 1, "ramp_exponent": 1, "bandwidth": 1,
-                     "dispatch": 0, "op_kinds": ["attention"]}], )" +
-                 link + "}"),
-      "backends[0].op_kinds[0]: unknown op kind 'attention'");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
-                     "ramp_flops": 1, "ramp_exponent": 1, "bandwidth": 1,
-                     "dispatch": 0}], "default_link": {"bandwidth": 1}})"),
-      "default_link.sync: missing");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": -1, "launch": 0}], )" +
+                       link + "}"),
+            "backends[0].bandwidth: must be positive");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": "fast"},
+                           "bandwidth": 1, "launch": 0}], )" +
+                       link + "}"),
+            "backends[0].peak_flops.f32: expected number");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                           "bandwidth": 1}], )" +
+                       link + "}"),
+            "backends[0].launch: missing value");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                           "bandwidth": 1, "launch": 0, "op_kinds": ["attention"]}], )" +
+                       link + "}"),
+            "backends[0].op_kinds[0]: unknown op kind 'attention'");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                           "bandwidth": 1, "launch": 0,
+                           "weight_updates": ["bake"]}], )" +
+                       link + "}"),
+            "backends[0].weight_updates[0]: expected input, recompile or reload, "
+            "got 'bake'");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                           "bandwidth": 1, "launch": 0, "ramp_exponent": 2}], )" +
+                       link + "}"),
+            "backends[0].ramp_exponent: must be in (0, 1]");
+  EXPECT_EQ(parseError(head +
+                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                           "bandwidth": 1, "launch": 0}], "default_link": {"bandwidth": 1}})"),
+            "default_link.sync: missing value");
+  // A hostile document nested deeper than the parser recurses safely.
+  std::string deep = head + R"("description": )" + std::string(100000, '[') +
+                     std::string(100000, ']') + "}";
+  EXPECT_EQ(parseError(deep), "(top level): nested deeper than 64 levels");
+}
+
+TEST(Targets, VersionOneFilesAreRead) {
+  std::string error;
+  std::optional<TargetDescription> t = parseTarget(
+      R"({"schema": "hwagent.target", "version": 1, "name": "old",
+          "backends": [{"backend": "ane", "peak_flops": {"f16": 1e13},
+                        "ramp_flops": 1e10, "ramp_exponent": 0.4,
+                        "bandwidth": 6e10, "dispatch": 1e-4,
+                        "weight_update": "recompile", "op_kinds": ["conv"]},
+                       {"backend": "cpu", "peak_flops": {"f32": 1e11},
+                        "ramp_flops": 1, "ramp_exponent": 1,
+                        "bandwidth": 1e11, "dispatch": 5e-6}],
+          "default_link": {"bandwidth": 1e11, "sync": 2e-4}})",
+      error);
+  ASSERT_TRUE(t) << error;
+  const BackendDescription &ane = *t->lookup(BackendKind::ane);
+  EXPECT_DOUBLE_EQ(ane.launch, 1e-4);
+  EXPECT_TRUE(ane.staticShapes);
+  ASSERT_EQ(ane.weightUpdates.size(), 1u);
+  EXPECT_EQ(ane.weightUpdates[0], WeightUpdate::recompile);
+  EXPECT_TRUE(t->lookup(BackendKind::cpu)->weightUpdates.empty());
 }
 
 TEST(Telemetry, ParsesAndRejects) {
@@ -249,9 +382,9 @@ TEST(Telemetry, ParsesAndRejects) {
           "free_memory_bytes": 1024, "utilization": {"ane": 0.25}})",
       error);
   ASSERT_TRUE(t) << error;
-  EXPECT_EQ(t->thermal, ThermalState::Fair);
+  EXPECT_EQ(t->thermal, ThermalState::fair);
   EXPECT_EQ(t->freeMemoryBytes, 1024);
-  EXPECT_DOUBLE_EQ(t->utilization[static_cast<unsigned>(BackendKind::ane)], 0.25);
+  EXPECT_DOUBLE_EQ(t->utilization[index(BackendKind::ane)], 0.25);
 
   error.clear();
   EXPECT_FALSE(parseTelemetry(
@@ -264,19 +397,23 @@ TEST(Telemetry, ParsesAndRejects) {
       error));
   EXPECT_EQ(error,
             "thermal_state: expected nominal, fair, serious or critical, got 'hot'");
+  error.clear();
+  EXPECT_FALSE(parseTelemetry(std::string(1000, '{'), error));
+  EXPECT_EQ(error, "(top level): nested deeper than 64 levels");
 }
 
-TEST(ProfileDB, ParsesRoundTripsAndRejects) {
-  ProfileDB db;
-  db.target = "apple-m4";
-  db.entries.push_back({"0123456789abcdef", BackendKind::ane, 2.5e-4, 12, true});
+TEST(ProfileDB, ParsesAndRejects) {
   std::string error;
-  std::optional<ProfileDB> again = parseProfileDB(printProfileDB(db), error);
-  ASSERT_TRUE(again) << error;
-  ASSERT_EQ(again->entries.size(), 1u);
-  EXPECT_EQ(again->entries[0].key, "0123456789abcdef");
-  EXPECT_EQ(again->entries[0].backend, BackendKind::ane);
-  EXPECT_TRUE(again->entries[0].simulated);
+  std::optional<ProfileDB> db = parseProfileDB(
+      R"({"schema": "hwagent.profile-db", "version": 1, "target": "apple-m4",
+          "entries": [{"key": "0123456789abcdef", "backend": "ane",
+                       "seconds": 2.5e-4, "samples": 12, "simulated": true}]})",
+      error);
+  ASSERT_TRUE(db) << error;
+  ASSERT_EQ(db->entries.size(), 1u);
+  EXPECT_EQ(db->entries[0].key, "0123456789abcdef");
+  EXPECT_EQ(db->entries[0].backend, BackendKind::ane);
+  EXPECT_TRUE(db->entries[0].simulated);
 
   error.clear();
   EXPECT_FALSE(parseProfileDB(
@@ -290,6 +427,12 @@ TEST(ProfileDB, ParsesRoundTripsAndRejects) {
           "entries": [{"key": "0123456789abcdef", "backend": "cpu", "seconds": 1, "samples": 0}]})",
       error));
   EXPECT_EQ(error, "entries[0].samples: must be at least 1");
+  error.clear();
+  EXPECT_FALSE(parseProfileDB(
+      R"({"schema": "hwagent.profile-db", "version": 1, "target": "t",
+          "entries": [{"key": "0123456789abcdef", "backend": "cpu", "seconds": "x", "samples": 1}]})",
+      error));
+  EXPECT_EQ(error, "entries[0].seconds: expected number");
 }
 
 TEST(ProfileDB, LearnedCorrection) {

@@ -10,8 +10,8 @@
 
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Transforms/Passes.h"
-#include "hwagent/Analysis/WorkloadProfile.h"
-#include "hwagent/InitAll.h"
+#include "HwAgent/Analysis/WorkloadProfile.h"
+#include "HwAgent/Tools/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

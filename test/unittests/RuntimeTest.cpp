@@ -1,75 +1,109 @@
 //===- RuntimeTest.cpp - libhwagent_rt through its C ABI ------------------===//
 
-#include "RegionTable.h"
+#include "ModelBuilder.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
-
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+using hwagent_test::ModelBuilder;
+
 namespace {
 
-const char *kTable = "hwagent-region-table 1\n"
-                     "target test\n"
-                     "region 0 00000000000000a0 1 3 1e-3 2e-4 0 1000 100\n"
-                     "region 1 00000000000000a1 0 1 5e-4 0 0 10 100\n"
-                     "edge -1 0 400\n"
-                     "edge 0 1 400\n";
+/// Program 0: on the ANE (CPU 1 ms, ANE 200 us); program 1: CPU only.
+ModelBuilder twoPrograms() {
+  ModelBuilder m;
+  m.program(HWAGENT_BACKEND_ANE, {1e-3, 2e-4, 0})
+      .program(HWAGENT_BACKEND_CPU, {5e-4, 0, 0})
+      .edge(-1, 0, 400)
+      .edge(0, 1, 400);
+  return m;
+}
 
 struct Session {
-  explicit Session(const char *table = kTable, int32_t force = -1,
-                   int64_t faultRegion = -1) {
+  explicit Session(const ModelBuilder &model = twoPrograms(),
+                   int32_t force = -1, int64_t faultProgram = -1)
+      : info(model.info()) {
     hwagent_options_t options;
     hwagent_options_init(&options);
     options.force_backend = force;
-    options.fault_region = faultRegion;
-    status = hwagent_session_create(table, &options, &session);
+    options.fault_program = faultProgram;
+    status = hwagent_session_create(&info, &options, &session);
     if (session)
       hwagent_session_make_current(session);
   }
   ~Session() { hwagent_session_destroy(session); }
+  hwagent_model_info_t info;
   hwagent_session_t *session = nullptr;
   hwagent_status_t status;
 };
 
-TEST(Runtime, VersionAndTableErrors) {
+hwagent_status_t create(const hwagent_model_info_t &info,
+                        const hwagent_options_t *options = nullptr) {
+  hwagent_session_t *session = nullptr;
+  hwagent_status_t status = hwagent_session_create(&info, options, &session);
+  EXPECT_EQ(status == HWAGENT_OK, session != nullptr);
+  hwagent_session_destroy(session);
+  return status;
+}
+
+TEST(Runtime, VersionAndModelErrors) {
   EXPECT_EQ(hwagent_rt_api_version(), HWAGENT_RT_API_VERSION);
-  EXPECT_EQ(Session("").status, HWAGENT_INVALID_ARGUMENT);
-  EXPECT_EQ(Session("hwagent-region-table 2\n").status, HWAGENT_INVALID_ARGUMENT);
-  EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 0 1 x 0 0 0 0\n").status,
+  EXPECT_EQ(std::string(hwagent_backend_name(HWAGENT_BACKEND_ANE)), "ane");
+  EXPECT_EQ(std::string(hwagent_backend_name(7)), "unknown");
+  hwagent_session_t *none = nullptr;
+  EXPECT_EQ(hwagent_session_create(nullptr, nullptr, &none),
             HWAGENT_INVALID_ARGUMENT);
-  // Assigned to the ANE but only CPU-legal; and no CPU variant.
-  EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 1 1 0 0 0 0 0\n").status,
-            HWAGENT_INVALID_ARGUMENT);
-  EXPECT_EQ(Session("hwagent-region-table 1\nregion 0 k 1 2 0 0 0 0 0\n").status,
-            HWAGENT_INVALID_ARGUMENT);
-  // A region listed twice; an edge naming a region the table lacks (edges
-  // may precede their regions). The message names the line.
-  const char *twice = "hwagent-region-table 1\nregion 0 k 0 1 0 0 0 0 0\n"
-                      "region 0 k 0 1 0 0 0 0 0\n";
-  Session duplicate(twice);
-  EXPECT_EQ(duplicate.status, HWAGENT_INVALID_ARGUMENT);
-  absl::StatusOr<hwagent_rt::RegionTable> parsed = hwagent_rt::parseRegionTable(twice);
-  ASSERT_FALSE(parsed.ok());
-  EXPECT_EQ(parsed.status().message(), "region table line 3: region 0 is listed twice");
-  parsed = hwagent_rt::parseRegionTable(
-      "hwagent-region-table 1\nedge 0 7 4\nregion 0 k 0 1 0 0 0 0 0\n");
-  ASSERT_FALSE(parsed.ok());
-  EXPECT_EQ(parsed.status().message(),
-            "region table line 2: edge names unknown region 7");
-  parsed = hwagent_rt::parseRegionTable(
-      "hwagent-region-table 1\nedge -1 0 4\nregion 0 k 0 1 0 0 0 0 0\n");
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->edges[0].fromIndex, -1);
-  EXPECT_EQ(parsed->edges[0].toIndex, 0);
-  EXPECT_EQ(parsed->incident[0], std::vector<uint32_t>{0});
-  // Numeric options out of range are refused.
-  for (int field = 0; field < 4; ++field) {
+  EXPECT_EQ(std::string(hwagent_error_message()), "no model");
+
+  ModelBuilder model = twoPrograms();
+  hwagent_model_info_t info = model.info();
+  info.version = 99;
+  EXPECT_EQ(create(info), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hwagent_error_message()).find("version 99"),
+            std::string::npos);
+
+  // Assigned to a backend without a variant; no CPU variant.
+  ModelBuilder bad = twoPrograms();
+  bad.programs[1].assigned = HWAGENT_BACKEND_ANE;
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "program 1: is assigned to a backend it has no variant for");
+  bad = twoPrograms();
+  bad.programs[0].legal_mask = 2;
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "program 0: has no CPU variant to fall back to");
+  // Edges naming programs the model lacks; a non-finite prediction; a
+  // region naming a program the model lacks.
+  bad = twoPrograms();
+  bad.edge(0, 7, 4);
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "edge 2: names unknown program 7");
+  bad = twoPrograms();
+  bad.programs[0].predicted[1] = std::nan("");
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  bad = twoPrograms();
+  bad.programs[0].predicted[1] = INFINITY;
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  bad = twoPrograms();
+  bad.regions[1].program = 5;
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  bad = twoPrograms();
+  bad.link(0, 1, 0, 0, 0);
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+
+  // Numeric options out of range are refused, with the option named.
+  info = model.info();
+  for (int field = 0; field < 5; ++field) {
     hwagent_options_t options;
     hwagent_options_init(&options);
     if (field == 0)
@@ -78,27 +112,31 @@ TEST(Runtime, VersionAndTableErrors) {
       options.explore_every = -1;
     else if (field == 2)
       options.explore_budget = 1.5;
-    else
+    else if (field == 3)
       options.horizon = std::nan("");
-    hwagent_session_t *refused = nullptr;
-    EXPECT_EQ(hwagent_session_create(kTable, &options, &refused),
-              HWAGENT_INVALID_ARGUMENT) << field;
-    EXPECT_EQ(refused, nullptr);
+    else
+      options.cpu_threads = -2;
+    EXPECT_EQ(create(info, &options), HWAGENT_INVALID_ARGUMENT) << field;
+    EXPECT_NE(std::string(hwagent_error_message()).find("option "),
+              std::string::npos);
   }
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.fault_program = 99999;
+  EXPECT_EQ(create(info, &options), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "fault_program 99999: the model has 2 programs");
   hwagent_options_t wrong;
   hwagent_options_init(&wrong);
   wrong.struct_size = 8;
-  hwagent_session_t *session = nullptr;
-  EXPECT_EQ(hwagent_session_create(kTable, &wrong, &session),
-            HWAGENT_VERSION_MISMATCH);
-  EXPECT_EQ(session, nullptr);
+  EXPECT_EQ(create(info, &wrong), HWAGENT_VERSION_MISMATCH);
 }
 
-TEST(Runtime, SelectFollowsTableForceAndPins) {
+TEST(Runtime, SelectFollowsModelForceAndPins) {
   {
     Session s;
     ASSERT_EQ(s.status, HWAGENT_OK);
-    EXPECT_EQ(hwagent_session_num_regions(s.session), 2u);
+    EXPECT_EQ(hwagent_session_num_programs(s.session), 2u);
     EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_ANE);
     EXPECT_EQ(hwagent_rt_select(1), HWAGENT_BACKEND_CPU);
     EXPECT_EQ(hwagent_rt_select(42), HWAGENT_BACKEND_CPU); // unknown: CPU
@@ -106,20 +144,20 @@ TEST(Runtime, SelectFollowsTableForceAndPins) {
     EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_CPU);
     EXPECT_EQ(hwagent_session_pin(s.session, 1, HWAGENT_BACKEND_ANE),
               HWAGENT_INVALID_ARGUMENT);
-    EXPECT_EQ(std::string(hwagent_session_last_error(s.session)),
-              "region 1 cannot run on backend ane");
+    EXPECT_EQ(std::string(hwagent_error_message()),
+              "program 1 has no variant on backend ane");
     EXPECT_EQ(hwagent_session_pin(s.session, 7, HWAGENT_BACKEND_CPU),
               HWAGENT_NOT_FOUND);
   }
-  Session cpu(kTable, HWAGENT_BACKEND_CPU);
+  Session cpu(twoPrograms(), HWAGENT_BACKEND_CPU);
   EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_CPU);
-  Session ane(kTable, HWAGENT_BACKEND_ANE);
+  Session ane(twoPrograms(), HWAGENT_BACKEND_ANE);
   EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_ANE);
-  EXPECT_EQ(hwagent_rt_select(1), HWAGENT_BACKEND_CPU); // not legal there
+  EXPECT_EQ(hwagent_rt_select(1), HWAGENT_BACKEND_CPU); // no variant there
 }
 
-TEST(Runtime, SimulatedTimesAndFaults) {
-  Session s(kTable, -1, /*faultRegion=*/0);
+TEST(Runtime, SimulatedTimesFaultsAndPerStepCounts) {
+  Session s(twoPrograms(), -1, /*faultProgram=*/0);
   ASSERT_EQ(s.status, HWAGENT_OK);
   hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(hwagent_rt_end(0, HWAGENT_BACKEND_ANE, 0), 1); // injected
@@ -129,22 +167,31 @@ TEST(Runtime, SimulatedTimesAndFaults) {
   EXPECT_EQ(hwagent_rt_end(1, HWAGENT_BACKEND_CPU, 1), 0); // CPU never faults
   ASSERT_EQ(hwagent_session_end_step(s.session, 1.5), HWAGENT_OK);
 
-  hwagent_region_stats_t r;
-  ASSERT_EQ(hwagent_session_region_stats(s.session, 0, &r), HWAGENT_OK);
-  EXPECT_EQ(r.region_id, 0);
-  EXPECT_EQ(r.executions[HWAGENT_BACKEND_ANE], 1);
-  EXPECT_EQ(r.executions[HWAGENT_BACKEND_CPU], 1);
-  EXPECT_EQ(r.faults, 1);
-  // The ANE is charged the table's prediction (no noise), not its wall time.
-  EXPECT_DOUBLE_EQ(r.seconds[HWAGENT_BACKEND_ANE], 2e-4);
-  EXPECT_EQ(hwagent_session_region_stats(s.session, 2, &r), HWAGENT_NOT_FOUND);
+  hwagent_program_stats_t p;
+  ASSERT_EQ(hwagent_session_program_stats(s.session, 0, &p), HWAGENT_OK);
+  EXPECT_EQ(p.program, 0);
+  EXPECT_EQ(p.executions[HWAGENT_BACKEND_ANE], 1);
+  EXPECT_EQ(p.executions[HWAGENT_BACKEND_CPU], 1);
+  EXPECT_EQ(p.faults, 1);
+  // The ANE is charged the model's prediction (no noise), not its wall time.
+  EXPECT_DOUBLE_EQ(p.seconds[HWAGENT_BACKEND_ANE], 2e-4);
+  EXPECT_EQ(hwagent_session_program_stats(s.session, 2, &p), HWAGENT_NOT_FOUND);
 
   hwagent_step_stats_t step;
   ASSERT_EQ(hwagent_session_step_stats(s.session, &step), HWAGENT_OK);
   EXPECT_EQ(step.steps, 1);
   EXPECT_EQ(step.faults, 1);
+  EXPECT_EQ(step.launches, 3);
+  EXPECT_EQ(step.cpu_measured, 1);
   EXPECT_NEAR(step.share[0] + step.share[1] + step.share[2], 1.0, 1e-9);
   EXPECT_GE(step.last_step_seconds, 2e-4);
+  // The next step counts its own faults, not the total.
+  hwagent_rt_begin(1, HWAGENT_BACKEND_CPU);
+  hwagent_rt_end(1, HWAGENT_BACKEND_CPU, 0);
+  ASSERT_EQ(hwagent_session_end_step(s.session, 1.0), HWAGENT_OK);
+  ASSERT_EQ(hwagent_session_step_stats(s.session, &step), HWAGENT_OK);
+  EXPECT_EQ(step.faults, 0);
+  EXPECT_EQ(step.launches, 1);
 }
 
 TEST(Runtime, NonFiniteAneResultsFault) {
@@ -169,14 +216,19 @@ TEST(Runtime, ConcurrentExecutionsAreCounted) {
     });
   for (std::thread &t : pool)
     t.join();
-  hwagent_region_stats_t r;
-  ASSERT_EQ(hwagent_session_region_stats(s.session, 1, &r), HWAGENT_OK);
-  EXPECT_EQ(r.executions[HWAGENT_BACKEND_CPU], threads * iterations);
+  hwagent_program_stats_t p;
+  ASSERT_EQ(hwagent_session_program_stats(s.session, 1, &p), HWAGENT_OK);
+  EXPECT_EQ(p.executions[HWAGENT_BACKEND_CPU], threads * iterations);
 }
 
-} // namespace
-
-namespace {
+TEST(Runtime, TelemetryWithoutASession) {
+  hwagent_telemetry_t t;
+  ASSERT_EQ(hwagent_telemetry_read(&t), HWAGENT_OK);
+  EXPECT_GT(t.free_memory_bytes, 0);
+  EXPECT_GE(t.utilization[HWAGENT_BACKEND_CPU], 0.0);
+  EXPECT_LE(t.utilization[HWAGENT_BACKEND_CPU], 1.0);
+  EXPECT_EQ(hwagent_telemetry_read(nullptr), HWAGENT_INVALID_ARGUMENT);
+}
 
 std::string writeFile(const std::string &name, const std::string &text) {
   std::string path = testing::TempDir() + name;
@@ -184,6 +236,13 @@ std::string writeFile(const std::string &name, const std::string &text) {
   std::fputs(text.c_str(), f);
   std::fclose(f);
   return path;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 TEST(Runtime, ScenarioSlowsSimulatedBackends) {
@@ -194,9 +253,20 @@ TEST(Runtime, ScenarioSlowsSimulatedBackends) {
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.scenario_path = path.c_str();
+  ModelBuilder model = twoPrograms();
+  hwagent_model_info_t info = model.info();
   hwagent_session_t *s = nullptr;
-  ASSERT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_OK);
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   hwagent_session_make_current(s);
+  // The events, as the runtime parsed them.
+  ASSERT_EQ(hwagent_session_scenario_events(s, nullptr, 0), 2u);
+  hwagent_scenario_event_t events[2];
+  ASSERT_EQ(hwagent_session_scenario_events(s, events, 2), 2u);
+  EXPECT_EQ(events[0].step, 1);
+  EXPECT_EQ(events[0].backend, HWAGENT_BACKEND_ANE);
+  EXPECT_DOUBLE_EQ(events[0].slowdown, 3.0);
+  EXPECT_EQ(events[1].backend, -1);
+  EXPECT_EQ(events[1].thermal_state, HWAGENT_THERMAL_SERIOUS);
   double expected[] = {2e-4, 6e-4, 9e-4}; // x1, x3, x3 * 1.5 (serious)
   for (double seconds : expected) {
     hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
@@ -215,24 +285,94 @@ TEST(Runtime, ScenarioSlowsSimulatedBackends) {
 }
 
 TEST(Runtime, BadScenariosAreRejected) {
-  for (const char *text : {"", "hwagent-scenario 2\n", "hwagent-scenario 1\nat x ane slowdown 2\n",
-                           "hwagent-scenario 1\nat 3 ane slowdown 0.5\n",
-                           "hwagent-scenario 1\nat 3 tpu slowdown 2\n",
-                           "hwagent-scenario 1\nat 3 thermal hot\n"}) {
+  ModelBuilder model = twoPrograms();
+  hwagent_model_info_t info = model.info();
+  for (const char *text :
+       {"", "hwagent-scenario 2\n", "hwagent-scenario 1\nat x ane slowdown 2\n",
+        "hwagent-scenario 1\nat 3 ane slowdown 0.5\n",
+        "hwagent-scenario 1\nat 3 ane slowdown inf\n",
+        "hwagent-scenario 1\nat 3 ane slowdown nan\n",
+        "hwagent-scenario 1\nat -3 ane slowdown 2\n",
+        "hwagent-scenario 1\nat 3 tpu slowdown 2\n",
+        "hwagent-scenario 1\nat 3 thermal hot\n"}) {
     std::string path = writeFile("bad.txt", text);
     hwagent_options_t options;
     hwagent_options_init(&options);
     options.scenario_path = path.c_str();
-    hwagent_session_t *s = nullptr;
-    EXPECT_EQ(hwagent_session_create(kTable, &options, &s),
-              HWAGENT_INVALID_ARGUMENT)
-        << text;
+    EXPECT_EQ(create(info, &options), HWAGENT_INVALID_ARGUMENT) << text;
+    if (*text)
+      EXPECT_NE(std::string(hwagent_error_message()).find("line"),
+                std::string::npos)
+          << text;
   }
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.scenario_path = "/nonexistent/scenario";
+  EXPECT_EQ(create(info, &options), HWAGENT_IO_ERROR);
+  EXPECT_NE(std::string(hwagent_error_message()).find("/nonexistent/scenario"),
+            std::string::npos);
+}
+
+TEST(Runtime, OutputsThatCannotBeWrittenAreErrors) {
+  ModelBuilder model = twoPrograms();
+  hwagent_model_info_t info = model.info();
+  for (int output = 0; output < 2; ++output) {
+    hwagent_options_t options;
+    hwagent_options_init(&options);
+    const char *missing = "/nonexistent/dir/out.json";
+    (output == 0 ? options.log_path : options.trace_path) = missing;
+    EXPECT_EQ(create(info, &options), HWAGENT_IO_ERROR);
+    EXPECT_NE(std::string(hwagent_error_message()).find(missing),
+              std::string::npos);
+  }
+  // The profile is written at destroy: its failure is destroy's status,
+  // and nothing is left behind.
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.profile_out = "/nonexistent/dir/profile.json";
   hwagent_session_t *s = nullptr;
-  EXPECT_EQ(hwagent_session_create(kTable, &options, &s), HWAGENT_IO_ERROR);
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
+  EXPECT_EQ(hwagent_session_destroy(s), HWAGENT_IO_ERROR);
+  // A full device.
+  options.profile_out = "/dev/full";
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
+  EXPECT_EQ(hwagent_session_destroy(s), HWAGENT_IO_ERROR);
+}
+
+TEST(Runtime, LogTraceAndProfileAreValidAndComplete) {
+  std::string log = testing::TempDir() + "run.jsonl";
+  std::string trace = testing::TempDir() + "trace.json";
+  std::string profile = testing::TempDir() + "profile.json";
+  std::remove(trace.c_str());
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.log_path = log.c_str();
+  options.trace_path = trace.c_str();
+  options.profile_out = profile.c_str();
+  ModelBuilder model = twoPrograms();
+  hwagent_model_info_t info = model.info();
+  hwagent_session_t *s = nullptr;
+  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
+  hwagent_session_make_current(s);
+  for (int step = 0; step < 3; ++step) {
+    hwagent_rt_begin(0, HWAGENT_BACKEND_ANE);
+    hwagent_rt_end(0, HWAGENT_BACKEND_ANE, 0);
+    // A non-finite loss is logged as null, never as a bare inf/nan.
+    hwagent_session_end_step(s, step == 2 ? INFINITY : 1.0);
+  }
+  // The trace is streamed to a temporary file and appears complete.
+  EXPECT_FALSE(std::ifstream(trace).good());
+  ASSERT_EQ(hwagent_session_destroy(s), HWAGENT_OK);
+  std::string text = readFile(log);
+  EXPECT_NE(text.find("\"loss\":null"), std::string::npos);
+  EXPECT_EQ(text.find("inf"), std::string::npos);
+  std::string traced = readFile(trace);
+  EXPECT_NE(traced.find("\"traceEvents\""), std::string::npos);
+  EXPECT_EQ(traced.substr(traced.size() - 4), "\n]}\n");
+  EXPECT_FALSE(std::ifstream(trace + ".tmp").good());
+  std::string measured = readFile(profile);
+  EXPECT_NE(measured.find("\"hwagent.profile-db\""), std::string::npos);
+  EXPECT_NE(measured.find("\"00000000000000a0\""), std::string::npos);
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 //===- SolverTest.cpp - partition solver against brute force --------------===//
 
-#include "hwagent/Partition/Solver.h"
+#include "HwAgent/Core/Solver.h"
 
 #include <gtest/gtest.h>
 
@@ -56,8 +56,7 @@ TEST(Solver, TwoBackendsMinCutIsExact) {
     for (PartitionProblem::Edge &edge : problem.edges)
       edge.cost[1] *= 1.5;
     std::string error;
-    std::optional<PartitionResult> result =
-        solve(problem, SolveOptions{}, error);
+    std::optional<PartitionResult> result = solvePairwise(problem, error);
     ASSERT_TRUE(result) << error;
     PartitionResult best = solveBruteForce(problem);
     EXPECT_NEAR(result->objective, best.objective,
@@ -90,8 +89,7 @@ TEST(Solver, ThreeBackendsWithinExpansionBound) {
         c = std::max(c, hi / lo);
     }
     std::string error;
-    std::optional<PartitionResult> result =
-        solve(problem, SolveOptions{}, error);
+    std::optional<PartitionResult> result = solvePairwise(problem, error);
     ASSERT_TRUE(result) << error;
     PartitionResult best = solveBruteForce(problem);
     EXPECT_GE(result->objective, best.objective - 1e-9);
@@ -105,41 +103,35 @@ TEST(Solver, ThreeBackendsWithinExpansionBound) {
   EXPECT_GE(exact, trials * 8 / 10);
 }
 
-TEST(Solver, StrategiesAndConstraints) {
-  // Two regions joined by an expensive boundary; the ANE (label 1) is
-  // cheaper for each alone, but only region 0 may run there.
+TEST(Solver, ConstraintsAndExtremeCosts) {
+  // Two nodes joined by an expensive boundary; label 1 is cheaper for each
+  // alone, but only node 0 may take it.
   PartitionProblem problem;
   problem.numLabels = 2;
   problem.addNode({5.0, 1.0});
   problem.addNode({4.0, kIllegal});
   problem.addEdge(0, 1, {0.0, 10.0, 10.0, 0.0});
   std::string error;
-  SolveOptions optimal;
-  PartitionResult best = *solve(problem, optimal, error);
+  PartitionResult best = *solvePairwise(problem, error);
   EXPECT_EQ(best.labels, (std::vector<unsigned>{0, 0}));
   EXPECT_DOUBLE_EQ(best.objective, 9.0);
+  EXPECT_EQ(cheapestLabels(problem), (std::vector<unsigned>{1, 0}));
 
-  SolveOptions greedy;
-  greedy.strategy = Strategy::Greedy;
-  greedy.preference = {1, 0};
-  PartitionResult offload = *solve(problem, greedy, error);
-  EXPECT_EQ(offload.labels, (std::vector<unsigned>{1, 0}));
-  EXPECT_DOUBLE_EQ(offload.objective, 15.0);
-
-  SolveOptions local;
-  local.strategy = Strategy::Local;
-  EXPECT_EQ(solve(problem, local, error)->labels,
-            (std::vector<unsigned>{1, 0}));
-
-  SolveOptions fixed;
-  fixed.strategy = Strategy::Fixed;
-  fixed.fixedLabel = 1; // all-ANE falls back where it is illegal
-  EXPECT_EQ(solve(problem, fixed, error)->labels,
-            (std::vector<unsigned>{1, 0}));
+  // Finite costs beyond any fixed sentinel never make the solver pick an
+  // illegal label (a tiny link bandwidth, a very slow backend).
+  PartitionProblem extreme;
+  extreme.numLabels = 2;
+  extreme.addNode({1e40, kIllegal});
+  extreme.addNode({kIllegal, 1e38});
+  extreme.addEdge(0, 1, {0.0, 1e45, 1e45, 0.0});
+  std::optional<PartitionResult> result = solvePairwise(extreme, error);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->labels, (std::vector<unsigned>{0, 1}));
+  EXPECT_TRUE(std::isfinite(result->objective));
 
   // A node with no legal label is an error, not a crash.
   problem.addNode({kIllegal, kIllegal});
-  EXPECT_FALSE(solve(problem, optimal, error));
+  EXPECT_FALSE(solvePairwise(problem, error));
   EXPECT_EQ(error, "node 2 has no legal backend");
 }
 

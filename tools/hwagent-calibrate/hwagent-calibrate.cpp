@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hwagent/CostModel/Target.h"
-#include "hwagent/Pipelines/Pipelines.h"
+#include "HwAgent/Config/TargetFile.h"
+#include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/CommandLine.h"
@@ -61,9 +62,12 @@ public:
   static std::unique_ptr<Kernel> compile(MLIRContext &context,
                                          const std::string &source) {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
-    if (!module ||
-        failed(mlir::hwagent::runPipeline(*module,
-                                    mlir::hwagent::getBufferLoweringPipeline())))
+    if (!module)
+      return nullptr;
+    PassManager pm(&context);
+    if (failed(parsePassPipeline(mlir::hwagent::getBufferLoweringPipeline(), pm,
+                                 llvm::errs())) ||
+        failed(pm.run(*module)))
       return nullptr;
     if (getenv("HWAGENT_CALIBRATE_DEBUG"))
       module->dump();
@@ -148,7 +152,7 @@ int main(int argc, char **argv) {
                                     "hwagent host CPU calibration\n");
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  mlir::hwagent::registerLoweringPasses();
+  mlir::hwagent::registerLowerToLLVMPipeline();
 
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
@@ -309,7 +313,7 @@ int main(int argc, char **argv) {
   cpu.rampFlops = rampFlops;
   cpu.rampExponent = exponent;
   cpu.bandwidth = bandwidth;
-  cpu.dispatch = overhead;
+  cpu.launch = overhead;
   target.backends.push_back(cpu);
   target.defaultLink.bandwidth = bandwidth;
   target.defaultLink.convertBandwidth = bandwidth / 2;
@@ -321,7 +325,7 @@ int main(int argc, char **argv) {
                  << "': " << ec.message() << "\n";
     return 1;
   }
-  file.os() << ::hwcore::printTarget(target) << "\n";
+  file.os() << ::hwconfig::printTarget(target) << "\n";
   file.keep();
   return 0;
 }

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hwagent/InitAll.h"
+#include "HwAgent/Tools/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

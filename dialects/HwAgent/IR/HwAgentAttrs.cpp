@@ -3,6 +3,8 @@
 #include "HwAgent/IR/HwAgentAttrs.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 
+#include "HwAgent/Core/Vocabulary.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -10,6 +12,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::hwagent;
@@ -54,7 +57,7 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> opHistogram, int64_t depth,
                      ArrayRef<Type> elementTypes, int64_t dynamicDims,
                      int64_t maxDim, int64_t maxRank, bool hasLoops,
-                     Phase phase) {
+                     Phase phase, bool weightGradient) {
   std::pair<StringRef, int64_t> counts[] = {
       {"flops", flops},           {"bytes_read", bytesRead},
       {"bytes_written", bytesWritten}, {"params", params},
@@ -84,7 +87,7 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
           paramBytes = 0, depth = 0, dynamicDims = 0, maxDim = 0, maxRank = 0;
   SmallVector<int64_t> histogram(kNumOpKinds, 0);
   SmallVector<Type> types;
-  bool hasLoops = false;
+  bool hasLoops = false, weightGradient = false;
   Phase phase = Phase::unknown;
   llvm::StringMap<int64_t *> intFields = {
       {"flops", &flops},         {"bytes_read", &bytesRead},
@@ -131,13 +134,14 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
             return success();
           });
     }
-    if (key == "loops") {
+    if (key == "loops" || key == "weight_gradient") {
+      bool &flag = key == "loops" ? hasLoops : weightGradient;
       if (succeeded(parser.parseOptionalKeyword("true"))) {
-        hasLoops = true;
+        flag = true;
         return success();
       }
       if (succeeded(parser.parseOptionalKeyword("false"))) {
-        hasLoops = false;
+        flag = false;
         return success();
       }
       return parser.emitError(parser.getCurrentLocation(),
@@ -166,7 +170,7 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), flops, bytesRead, bytesWritten, params,
                     paramBytes, histogram, depth, types, dynamicDims, maxDim,
-                    maxRank, hasLoops, phase);
+                    maxRank, hasLoops, phase, weightGradient);
 }
 
 void FeaturesAttr::print(AsmPrinter &printer) const {
@@ -188,7 +192,10 @@ void FeaturesAttr::print(AsmPrinter &printer) const {
   printer << "], dynamic_dims = " << getDynamicDims()
           << ", max_dim = " << getMaxDim() << ", max_rank = " << getMaxRank()
           << ", loops = " << (getHasLoops() ? "true" : "false")
-          << ", phase = " << stringifyPhase(getPhase()) << ">";
+          << ", phase = " << stringifyPhase(getPhase());
+  if (getWeightGradient())
+    printer << ", weight_gradient = true";
+  printer << ">";
 }
 
 //===----------------------------------------------------------------------===//
@@ -198,7 +205,7 @@ void FeaturesAttr::print(AsmPrinter &printer) const {
 LogicalResult
 BackendCostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         Backend backend, APFloat secondsValue, bool legal,
-                        StringRef reason) {
+                        StringRef reason, CostTermsAttr terms) {
   double seconds = secondsValue.convertToDouble();
   if (!std::isfinite(seconds) || seconds < 0)
     return emitError() << "cost of backend '" << stringifyBackend(backend)
@@ -208,6 +215,21 @@ BackendCostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!legal && reason.empty())
     return emitError() << "illegal backend '" << stringifyBackend(backend)
                        << "' needs a reason";
+  if (terms) {
+    for (APFloat value : {terms.getCompute(), terms.getInputCompute(),
+                          terms.getMemory(), terms.getRegionLaunch(),
+                          terms.getTelemetry()}) {
+      double v = value.convertToDouble();
+      if (!std::isfinite(v) || v < 0)
+        return emitError() << "cost terms of backend '"
+                           << stringifyBackend(backend)
+                           << "' must be finite and non-negative, got " << v;
+    }
+    if (terms.getFlops() < 0 || terms.getWeightBytes() < 0)
+      return emitError() << "cost terms of backend '"
+                         << stringifyBackend(backend)
+                         << "' must count non-negative FLOPs and bytes";
+  }
   return success();
 }
 
@@ -226,6 +248,7 @@ static BackendCostAttr parseCostEntry(AsmParser &parser) {
   double seconds = 0;
   bool legal = true;
   std::string reason;
+  CostTermsAttr terms;
   if (succeeded(parser.parseOptionalKeyword("illegal"))) {
     legal = false;
     if (parser.parseString(&reason))
@@ -236,10 +259,16 @@ static BackendCostAttr parseCostEntry(AsmParser &parser) {
     if (succeeded(parser.parseOptionalKeyword("note")) &&
         parser.parseString(&reason))
       return {};
+    if (succeeded(parser.parseOptionalKeyword("terms"))) {
+      Attribute parsed = CostTermsAttr::parse(parser, Type());
+      terms = dyn_cast_or_null<CostTermsAttr>(parsed);
+      if (!terms)
+        return {};
+    }
   }
   return BackendCostAttr::getChecked(
       [&] { return parser.emitError(loc); }, parser.getContext(), *backend,
-      APFloat(seconds), legal, reason);
+      APFloat(seconds), legal, reason, terms);
 }
 
 static void printCostEntry(AsmPrinter &printer, BackendCostAttr entry) {
@@ -253,6 +282,10 @@ static void printCostEntry(AsmPrinter &printer, BackendCostAttr entry) {
   if (!entry.getReason().empty()) {
     printer << " note ";
     printer.printString(entry.getReason());
+  }
+  if (CostTermsAttr terms = entry.getTerms()) {
+    printer << " terms";
+    terms.print(printer);
   }
 }
 
@@ -321,51 +354,6 @@ void CostsAttr::print(AsmPrinter &printer) const {
 // DeviceAttr / TargetAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 Backend backend, APFloat peakFlopsValue,
-                                 APFloat rampFlopsValue,
-                                 APFloat rampExponentValue,
-                                 APFloat bandwidthValue, APFloat dispatchValue,
-                                 int64_t sramBytes, APFloat spillFactorValue,
-                                 APFloat compileValue, int64_t maxDim,
-                                 int64_t maxRank) {
-  double peakFlops = peakFlopsValue.convertToDouble();
-  double rampFlops = rampFlopsValue.convertToDouble();
-  double rampExponent = rampExponentValue.convertToDouble();
-  double bandwidth = bandwidthValue.convertToDouble();
-  double dispatch = dispatchValue.convertToDouble();
-  double spillFactor = spillFactorValue.convertToDouble();
-  double compile = compileValue.convertToDouble();
-  auto fail = [&](StringRef field, StringRef expected, double value) {
-    return emitError() << "device '" << stringifyBackend(backend) << "': '"
-                       << field << "' must be " << expected << ", got "
-                       << value;
-  };
-  auto positive = [](double v) { return std::isfinite(v) && v > 0; };
-  auto nonNegative = [](double v) { return std::isfinite(v) && v >= 0; };
-  if (!positive(peakFlops))
-    return fail("peak_flops", "positive", peakFlops);
-  if (!positive(rampFlops))
-    return fail("ramp_flops", "positive", rampFlops);
-  if (!(rampExponent > 0 && rampExponent <= 1))
-    return fail("ramp_exponent", "in (0, 1]", rampExponent);
-  if (!positive(bandwidth))
-    return fail("bandwidth", "positive", bandwidth);
-  if (!nonNegative(dispatch))
-    return fail("dispatch", "non-negative", dispatch);
-  if (sramBytes < 0)
-    return fail("sram_bytes", "non-negative", sramBytes);
-  if (!(std::isfinite(spillFactor) && spillFactor >= 1))
-    return fail("spill_factor", "at least 1", spillFactor);
-  if (!nonNegative(compile))
-    return fail("compile", "non-negative", compile);
-  if (maxDim < 0)
-    return fail("max_dim", "non-negative", maxDim);
-  if (maxRank < 0)
-    return fail("max_rank", "non-negative", maxRank);
-  return success();
-}
-
 LogicalResult LinkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                Backend from, Backend to, APFloat bandwidthValue,
                                APFloat convertBandwidthValue, APFloat syncValue) {
@@ -390,34 +378,225 @@ LogicalResult LinkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 StringRef name, ArrayRef<DeviceAttr> devices,
-                                 APFloat transferBandwidthValue,
-                                 APFloat syncValue, ArrayRef<LinkAttr> links) {
-  double transferBandwidth = transferBandwidthValue.convertToDouble();
-  double sync = syncValue.convertToDouble();
-  if (name.empty())
-    return emitError() << "target needs a name";
-  if (devices.empty())
-    return emitError() << "target '" << name << "' describes no device";
-  llvm::SmallSet<Backend, 3> seen;
-  for (DeviceAttr device : devices)
-    if (!seen.insert(device.getBackend()).second)
-      return emitError() << "target '" << name << "' describes backend '"
-                         << stringifyBackend(device.getBackend()) << "' twice";
-  if (!(std::isfinite(transferBandwidth) && transferBandwidth > 0))
-    return emitError() << "target '" << name
-                       << "': 'transfer_bandwidth' must be positive, got "
-                       << transferBandwidth;
-  if (!(std::isfinite(sync) && sync >= 0))
-    return emitError() << "target '" << name
-                       << "': 'sync' must be non-negative, got " << sync;
-  llvm::SmallSet<std::pair<Backend, Backend>, 6> pairs;
+                                 StringRef name, StringRef description,
+                                 ArrayRef<DeviceAttr> devices,
+                                 APFloat transferBandwidth,
+                                 APFloat convertBandwidth, APFloat sync,
+                                 ArrayRef<LinkAttr> links) {
+  hwcore::TargetDescription target;
+  target.name = name.str();
+  for (DeviceAttr device : devices) {
+    std::string error;
+    FailureOr<hwcore::BackendDescription> description =
+        device.toDescription(error);
+    if (failed(description))
+      return emitError() << "target '" << name << "': device '"
+                         << stringifyBackend(device.getBackend())
+                         << "': " << error;
+    target.backends.push_back(std::move(*description));
+  }
+  target.defaultLink.bandwidth = transferBandwidth.convertToDouble();
+  target.defaultLink.convertBandwidth = convertBandwidth.convertToDouble();
+  target.defaultLink.sync = sync.convertToDouble();
   for (LinkAttr link : links)
-    if (!pairs.insert({link.getFrom(), link.getTo()}).second)
-      return emitError() << "target '" << name << "' prices the link "
-                         << stringifyBackend(link.getFrom()) << " -> "
-                         << stringifyBackend(link.getTo()) << " twice";
+    target.links.push_back({static_cast<hwcore::BackendKind>(link.getFrom()),
+                            static_cast<hwcore::BackendKind>(link.getTo()),
+                            link.getBandwidth().convertToDouble(),
+                            link.getConvertBandwidth().convertToDouble(),
+                            link.getSync().convertToDouble()});
+  std::string error = hwcore::validateTarget(target);
+  if (!error.empty())
+    return emitError() << "target '" << name << "': " << error;
   return success();
+}
+
+static bool flag(BoolAttr attr) { return attr && attr.getValue(); }
+
+/// Float entries of an optional dictionary, keyed by name.
+static LogicalResult floats(DictionaryAttr dict, StringRef field,
+                            std::map<std::string, double> &out,
+                            std::string &error) {
+  if (!dict)
+    return success();
+  for (NamedAttribute entry : dict) {
+    auto value = dyn_cast<FloatAttr>(entry.getValue());
+    if (!value) {
+      error = field.str() + "." + entry.getName().str() + ": expected a float";
+      return failure();
+    }
+    out[entry.getName().str()] = value.getValueAsDouble();
+  }
+  return success();
+}
+
+/// Names in an optional array, each parsed by `parse`.
+template <typename T, typename Parse>
+static LogicalResult names(ArrayAttr list, StringRef field, std::vector<T> &out,
+                           std::string &error, Parse parse) {
+  if (!list)
+    return success();
+  for (Attribute item : list) {
+    auto name = dyn_cast<StringAttr>(item);
+    std::optional<T> parsed = name ? parse(name.getValue()) : std::nullopt;
+    if (!parsed) {
+      error = field.str() + ": unknown name" +
+              (name ? " '" + name.str() + "'" : std::string());
+      return failure();
+    }
+    out.push_back(*parsed);
+  }
+  return success();
+}
+
+FailureOr<hwcore::BackendDescription>
+DeviceAttr::toDescription(std::string &error) const {
+  hwcore::BackendDescription d;
+  d.kind = static_cast<hwcore::BackendKind>(getBackend());
+  d.simulated = flag(getSimulated());
+  std::map<std::string, double> efficiency;
+  if (failed(floats(getPeakFlops(), "peak_flops", d.peakFlops, error)) ||
+      failed(floats(getKindEfficiency(), "kind_efficiency", efficiency, error)))
+    return failure();
+  for (auto &[name, value] : efficiency) {
+    std::optional<hwcore::WorkKind> kind = hwcore::parseWorkKindName(name);
+    if (!kind) {
+      error = "kind_efficiency." + name + ": unknown op kind";
+      return failure();
+    }
+    d.kindEfficiency[*kind] = value;
+  }
+  d.matrixFlops = getMatrixFlops().convertToDouble();
+  d.rampFlops = getRampFlops().convertToDouble();
+  d.rampExponent = getRampExponent().convertToDouble();
+  d.programRamp = flag(getProgramRamp());
+  d.computeType = getComputeType() ? getComputeType().str() : "";
+  d.bandwidth = getBandwidth().convertToDouble();
+  d.fusedMemory = flag(getFusedMemory());
+  d.sramBytes = getSramBytes();
+  d.spillFactor = getSpillFactor().convertToDouble();
+  d.launch = getLaunch().convertToDouble();
+  d.regionLaunch = getRegionLaunch().convertToDouble();
+  auto weightUpdate = [](StringRef name) -> std::optional<hwcore::WeightUpdate> {
+    std::optional<hwcore::WeightUpdate> mode =
+        hwcore::parseWeightUpdateName(name.str());
+    if (mode == hwcore::WeightUpdate::none)
+      return std::nullopt;
+    return mode;
+  };
+  auto workKind = [](StringRef name) {
+    return hwcore::parseWorkKindName(name.str());
+  };
+  auto typeName = [](StringRef name) -> std::optional<std::string> {
+    return name.str();
+  };
+  if (failed(names(getWeightUpdates(), "weight_updates", d.weightUpdates,
+                   error, weightUpdate)) ||
+      failed(names(getOpKinds(), "op_kinds", d.opKinds, error, workKind)) ||
+      failed(names(getElementTypes(), "element_types", d.elementTypes, error,
+                   typeName)))
+    return failure();
+  d.inputWeightEfficiency = getInputWeightEfficiency().convertToDouble();
+  d.compile = getCompile().convertToDouble();
+  d.compilePerByte = getCompilePerByte().convertToDouble();
+  d.reload = getReload().convertToDouble();
+  d.reloadPerByte = getReloadPerByte().convertToDouble();
+  d.maxWeightBytes = getMaxWeightBytes();
+  d.maxCompiles = getMaxCompiles();
+  d.restart = getRestart().convertToDouble();
+  d.threads = getThreads();
+  d.parallelExponent = getParallelExponent().convertToDouble();
+  d.staticShapes = flag(getStaticShapes());
+  d.maxDim = getMaxDim();
+  d.maxRank = getMaxRank();
+  return d;
+}
+
+DeviceAttr DeviceAttr::get(MLIRContext *ctx,
+                           const hwcore::BackendDescription &d) {
+  Builder b(ctx);
+  // Defaults are left null so that they are not printed.
+  auto flagAttr = [&](bool value) { return value ? b.getBoolAttr(true) : BoolAttr(); };
+  auto dict = [&](const std::map<std::string, double> &entries) {
+    if (entries.empty())
+      return DictionaryAttr();
+    SmallVector<NamedAttribute> named;
+    for (auto &[name, value] : entries)
+      named.push_back(b.getNamedAttr(name, b.getF64FloatAttr(value)));
+    return b.getDictionaryAttr(named);
+  };
+  auto list = [&](const std::vector<std::string> &items) {
+    if (items.empty())
+      return ArrayAttr();
+    SmallVector<Attribute> attrs;
+    for (const std::string &item : items)
+      attrs.push_back(b.getStringAttr(item));
+    return b.getArrayAttr(attrs);
+  };
+  std::map<std::string, double> efficiency;
+  for (auto &[kind, value] : d.kindEfficiency)
+    efficiency[hwcore::workKindName(kind)] = value;
+  std::vector<std::string> modes, kinds;
+  for (hwcore::WeightUpdate mode : d.weightUpdates)
+    modes.push_back(hwcore::weightUpdateName(mode));
+  for (hwcore::WorkKind kind : d.opKinds)
+    kinds.push_back(hwcore::workKindName(kind));
+  return DeviceAttr::get(
+      ctx, static_cast<Backend>(d.kind), flagAttr(d.simulated),
+      b.getDictionaryAttr([&] {
+        SmallVector<NamedAttribute> named;
+        for (auto &[name, value] : d.peakFlops)
+          named.push_back(b.getNamedAttr(name, b.getF64FloatAttr(value)));
+        return named;
+      }()),
+      APFloat(d.matrixFlops), dict(efficiency), APFloat(d.rampFlops),
+      APFloat(d.rampExponent), flagAttr(d.programRamp),
+      d.computeType.empty() ? StringAttr() : b.getStringAttr(d.computeType),
+      APFloat(d.bandwidth), flagAttr(d.fusedMemory), d.sramBytes,
+      APFloat(d.spillFactor), APFloat(d.launch), APFloat(d.regionLaunch),
+      list(modes), APFloat(d.inputWeightEfficiency), APFloat(d.compile),
+      APFloat(d.compilePerByte), APFloat(d.reload), APFloat(d.reloadPerByte),
+      d.maxWeightBytes, d.maxCompiles, APFloat(d.restart), d.threads,
+      APFloat(d.parallelExponent), flagAttr(d.staticShapes), d.maxDim,
+      d.maxRank, list(kinds), list(d.elementTypes));
+}
+
+hwcore::TargetDescription TargetAttr::toDescription() const {
+  hwcore::TargetDescription target;
+  target.name = getName().str();
+  target.description = getDescription().str();
+  for (DeviceAttr device : getDevices()) {
+    std::string error;
+    FailureOr<hwcore::BackendDescription> d = device.toDescription(error);
+    assert(succeeded(d) && "a verified target converts");
+    target.backends.push_back(std::move(*d));
+  }
+  target.defaultLink.bandwidth = getTransferBandwidth().convertToDouble();
+  target.defaultLink.convertBandwidth = getConvertBandwidth().convertToDouble();
+  target.defaultLink.sync = getSync().convertToDouble();
+  for (LinkAttr link : getLinks())
+    target.links.push_back({static_cast<hwcore::BackendKind>(link.getFrom()),
+                            static_cast<hwcore::BackendKind>(link.getTo()),
+                            link.getBandwidth().convertToDouble(),
+                            link.getConvertBandwidth().convertToDouble(),
+                            link.getSync().convertToDouble()});
+  return target;
+}
+
+TargetAttr TargetAttr::get(MLIRContext *ctx,
+                           const hwcore::TargetDescription &target) {
+  SmallVector<DeviceAttr> devices;
+  for (const hwcore::BackendDescription &b : target.backends)
+    devices.push_back(DeviceAttr::get(ctx, b));
+  SmallVector<LinkAttr> links;
+  for (const hwcore::LinkDescription &l : target.links)
+    links.push_back(LinkAttr::get(ctx, static_cast<Backend>(l.from),
+                                  static_cast<Backend>(l.to),
+                                  APFloat(l.bandwidth),
+                                  APFloat(l.convertBandwidth), APFloat(l.sync)));
+  return TargetAttr::get(ctx, target.name, target.description, devices,
+                         APFloat(target.defaultLink.bandwidth),
+                         APFloat(target.defaultLink.convertBandwidth),
+                         APFloat(target.defaultLink.sync), links);
 }
 
 DeviceAttr TargetAttr::lookup(Backend backend) const {
@@ -425,4 +604,29 @@ DeviceAttr TargetAttr::lookup(Backend backend) const {
     if (device.getBackend() == backend)
       return device;
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t id, Backend backend,
+                                  DenseI64ArrayAttr regions, CostsAttr costs,
+                                  WeightUpdate weights, int64_t weightBytes) {
+  if (id < 0)
+    return emitError() << "program id must be non-negative, got " << id;
+  if (!regions || regions.empty())
+    return emitError() << "program " << id << " has no regions";
+  if (!costs)
+    return emitError() << "program " << id << " has no costs";
+  BackendCostAttr own = costs.lookup(backend);
+  if (!own || !own.getLegal())
+    return emitError() << "program " << id << " is placed on '"
+                       << stringifyBackend(backend)
+                       << "' but its costs give no legal time there";
+  if (weightBytes < 0)
+    return emitError() << "program " << id
+                       << ": weight_bytes must be non-negative";
+  return success();
 }

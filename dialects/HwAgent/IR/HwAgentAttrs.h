@@ -3,6 +3,7 @@
 #ifndef HWAGENT_IR_HWAGENTATTRS_H
 #define HWAGENT_IR_HWAGENTATTRS_H
 
+#include "HwAgent/Core/Target.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"

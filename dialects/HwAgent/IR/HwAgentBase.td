@@ -24,13 +24,37 @@ def HwAgent_Dialect : Dialect {
     (`hwagent.transfer`) at the boundaries between backends.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];
+  // Attributes hwagent puts on ops it does not own; each has a helper
+  // (getTargetAttrHelper(), ...) so no pass spells the name.
+  let discardableAttrs = (ins
+    /// The target the module was estimated for (hwagent-estimate-costs).
+    "::mlir::hwagent::TargetAttr":$target,
+    /// Whether weights change every step (hwagent-estimate-costs'
+    /// `training`): programs pay for taking new weights.
+    "::mlir::BoolAttr":$training,
+    /// A function's features as if it were one region (hwagent-profile).
+    "::mlir::hwagent::FeaturesAttr":$features,
+    /// A function's programs after partitioning (hwagent-assign-backends).
+    "::mlir::ArrayAttr":$programs,
+    /// An op's training phase, set by users where names cannot tell it.
+    "::mlir::hwagent::PhaseAttr":$phase,
+    /// A region's structural key before transfers changed its body.
+    "::mlir::StringAttr":$key,
+    /// Marks the f32<->f16 conversions hwagent-insert-transfers puts at an
+    /// ANE region's boundary; hwagent-lower-to-runtime moves them into the
+    /// ANE variant (the CPU variant of a program stays f32).
+    "::mlir::UnitAttr":$boundary
+  );
 }
 
 //===----------------------------------------------------------------------===//
-// Enums
+// Enums. Backend, WeightUpdate and Phase/OpKind take their values from the
+// runtime's C header and the core (HwAgent/Core/Vocabulary.h); the dialect
+// static_asserts that they agree (HwAgentDialect.cpp).
 //===----------------------------------------------------------------------===//
 
 def HwAgent_BackendEnum : I32EnumAttr<"Backend", "execution backend", [
@@ -66,6 +90,17 @@ def HwAgent_OpKindEnum : I32EnumAttr<"OpKind", "category of work an op does", [
     I32EnumAttrCase<"data_movement", 7>,
     I32EnumAttrCase<"control_flow", 8>,
     I32EnumAttrCase<"opaque", 9>
+  ]> {
+  let cppNamespace = "::mlir::hwagent";
+  let genSpecializedAttr = 0;
+}
+
+def HwAgent_WeightUpdateEnum : I32EnumAttr<"WeightUpdate",
+    "how a program takes new weights every training step", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"input", 1>,
+    I32EnumAttrCase<"recompile", 2>,
+    I32EnumAttrCase<"reload", 3>
   ]> {
   let cppNamespace = "::mlir::hwagent";
   let genSpecializedAttr = 0;

@@ -2,11 +2,47 @@
 
 #include "HwAgent/IR/HwAgentDialect.h"
 #include "HwAgent/IR/HwAgentOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include "HwAgent/Core/Vocabulary.h"
 
 using namespace mlir;
 using namespace mlir::hwagent;
 
 #include "HwAgent/IR/HwAgentOpsDialect.cpp.inc"
+
+// One vocabulary: the ODS enums have the values of the runtime's C header
+// and of the core, so that values cross floors by a cast.
+#define HWAGENT_SAME_VALUE(ods, core)                                          \
+  static_assert(static_cast<int64_t>(ods) == static_cast<int64_t>(core),      \
+                #ods " and " #core " differ")
+HWAGENT_SAME_VALUE(Backend::cpu, HWAGENT_BACKEND_CPU);
+HWAGENT_SAME_VALUE(Backend::ane, HWAGENT_BACKEND_ANE);
+HWAGENT_SAME_VALUE(Backend::gpu, HWAGENT_BACKEND_GPU);
+static_assert(static_cast<unsigned>(getMaxEnumValForBackend()) + 1 ==
+                  HWAGENT_NUM_BACKENDS,
+              "a dialect Backend per hwagent_backend_t");
+HWAGENT_SAME_VALUE(WeightUpdate::none, HWAGENT_WEIGHTS_STATIC);
+HWAGENT_SAME_VALUE(WeightUpdate::input, HWAGENT_WEIGHTS_INPUT);
+HWAGENT_SAME_VALUE(WeightUpdate::recompile, HWAGENT_WEIGHTS_RECOMPILE);
+HWAGENT_SAME_VALUE(WeightUpdate::reload, HWAGENT_WEIGHTS_RELOAD);
+HWAGENT_SAME_VALUE(OpKind::conv, ::hwcore::WorkKind::conv);
+HWAGENT_SAME_VALUE(OpKind::depthwise, ::hwcore::WorkKind::depthwise);
+HWAGENT_SAME_VALUE(OpKind::matmul, ::hwcore::WorkKind::matmul);
+HWAGENT_SAME_VALUE(OpKind::elementwise, ::hwcore::WorkKind::elementwise);
+HWAGENT_SAME_VALUE(OpKind::reduction, ::hwcore::WorkKind::reduction);
+HWAGENT_SAME_VALUE(OpKind::normalization, ::hwcore::WorkKind::normalization);
+HWAGENT_SAME_VALUE(OpKind::pooling, ::hwcore::WorkKind::pooling);
+HWAGENT_SAME_VALUE(OpKind::data_movement, ::hwcore::WorkKind::data_movement);
+HWAGENT_SAME_VALUE(OpKind::control_flow, ::hwcore::WorkKind::control_flow);
+HWAGENT_SAME_VALUE(OpKind::opaque, ::hwcore::WorkKind::opaque);
+static_assert(kNumOpKinds == ::hwcore::kNumWorkKinds, "an OpKind per WorkKind");
+HWAGENT_SAME_VALUE(Phase::unknown, ::hwcore::Phase::unknown);
+HWAGENT_SAME_VALUE(Phase::forward, ::hwcore::Phase::forward);
+HWAGENT_SAME_VALUE(Phase::backward, ::hwcore::Phase::backward);
+HWAGENT_SAME_VALUE(Phase::optimizer, ::hwcore::Phase::optimizer);
+HWAGENT_SAME_VALUE(Phase::mixed, ::hwcore::Phase::mixed);
+#undef HWAGENT_SAME_VALUE
 
 void HwAgentDialect::initialize() {
   registerAttributes();
@@ -14,4 +50,37 @@ void HwAgentDialect::initialize() {
 #define GET_OP_LIST
 #include "HwAgent/IR/HwAgentOps.cpp.inc"
       >();
+}
+
+LogicalResult HwAgentDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError() << "'" << name << "' must be " << what;
+  };
+  if (name == TargetAttrHelper::getNameStr())
+    return expect(isa<TargetAttr>(attr.getValue()), "a #hwagent.target");
+  if (name == FeaturesAttrHelper::getNameStr())
+    return expect(isa<FeaturesAttr>(attr.getValue()), "a #hwagent.features");
+  if (name == PhaseAttrHelper::getNameStr())
+    return expect(isa<PhaseAttr>(attr.getValue()), "a #hwagent.phase");
+  if (name == TrainingAttrHelper::getNameStr())
+    return expect(isa<BoolAttr>(attr.getValue()), "a boolean");
+  if (name == KeyAttrHelper::getNameStr())
+    return expect(isa<StringAttr>(attr.getValue()), "a string");
+  if (name == BoundaryAttrHelper::getNameStr())
+    return expect(isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+                      isa<UnitAttr>(attr.getValue()),
+                  "a unit attribute on an arith.extf or arith.truncf");
+  if (name == ProgramsAttrHelper::getNameStr()) {
+    auto programs = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!programs || !llvm::all_of(programs, [](Attribute a) {
+          return isa<ProgramAttr>(a);
+        }))
+      return expect(false, "an array of #hwagent.program");
+    return success();
+  }
+  return success();
 }

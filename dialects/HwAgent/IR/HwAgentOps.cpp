@@ -60,6 +60,13 @@ ParseResult RegionOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseInteger(id))
     return failure();
   result.addAttribute("id", parser.getBuilder().getI64IntegerAttr(id));
+  if (succeeded(parser.parseOptionalKeyword("program"))) {
+    int64_t program = 0;
+    if (parser.parseInteger(program))
+      return failure();
+    result.addAttribute("program",
+                        parser.getBuilder().getI64IntegerAttr(program));
+  }
 
   SmallVector<OpAsmParser::Argument> arguments;
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
@@ -100,7 +107,10 @@ ParseResult RegionOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void RegionOp::print(OpAsmPrinter &printer) {
-  printer << ' ' << getIdAttr().getInt() << " (";
+  printer << ' ' << getIdAttr().getInt();
+  if (std::optional<int64_t> program = getProgram())
+    printer << " program " << *program;
+  printer << " (";
   Block &block = getBodyBlock();
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     if (index)
@@ -114,15 +124,16 @@ void RegionOp::print(OpAsmPrinter &printer) {
   llvm::interleaveComma(getResultTypes(), printer);
   printer << ")";
   printer.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                           /*elidedAttrs=*/{"id"});
+                                           /*elidedAttrs=*/{"id", "program"});
   printer << ' ';
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                       /*printBlockTerminators=*/true);
 }
 
-/// Ids must be unique within the enclosing isolated op (the function). Only
-/// the last region of each block runs the check, so that verifying a function
-/// with n regions stays O(n) rather than O(n^2).
+/// Ids must be unique within the enclosing isolated op (the function), and
+/// the regions of one program must share a backend. Only the last region of
+/// each block runs the check, so that verifying a function with n regions
+/// stays O(n) rather than O(n^2).
 static LogicalResult verifyUniqueIds(RegionOp op) {
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
     if (isa<RegionOp>(next))
@@ -130,7 +141,7 @@ static LogicalResult verifyUniqueIds(RegionOp op) {
   Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   if (!scope)
     return success();
-  llvm::DenseMap<int64_t, RegionOp> seen;
+  llvm::DenseMap<int64_t, RegionOp> seen, programs;
   LogicalResult status = success();
   scope->walk<WalkOrder::PreOrder>([&](Operation *nested) {
     auto region = dyn_cast<RegionOp>(nested);
@@ -145,6 +156,18 @@ static LogicalResult verifyUniqueIds(RegionOp op) {
       diag.attachNote(it->second.getLoc()) << "first used here";
       status = failure();
       return WalkResult::interrupt();
+    }
+    if (std::optional<int64_t> program = region.getProgram()) {
+      auto [first, fresh] = programs.try_emplace(*program, region);
+      if (!fresh && first->second.getBackend() != region.getBackend()) {
+        InFlightDiagnostic diag =
+            region.emitOpError()
+            << "is in program " << *program
+            << " but not on the backend of its other regions";
+        diag.attachNote(first->second.getLoc()) << "program starts here";
+        status = failure();
+        return WalkResult::interrupt();
+      }
     }
     return WalkResult::skip();
   });
@@ -170,6 +193,8 @@ LogicalResult RegionOp::verify() {
                            << input.getType() << " but body argument #"
                            << index << " has type " << argument.getType();
 
+  if (getProgram() && !getBackend())
+    return emitOpError() << "is in a program but has no backend";
   if (std::optional<Backend> backend = getBackend()) {
     if (CostsAttr costs = getCostsAttr()) {
       BackendCostAttr entry = costs.lookup(*backend);

@@ -21,11 +21,13 @@ def HwAgent_RegionOp : HwAgent_Op<"region", [
     through `hwagent.yield`. `id` is stable and unique within the enclosing
     function; the optional `features`, `costs` and `backend` attributes are
     filled by `hwagent-profile`, `hwagent-estimate-costs` and
-    `hwagent-assign-backends`.
+    `hwagent-assign-backends`, which also puts each region in a `program`
+    (printed after the id): the regions of one program share a backend and
+    are launched together (`#hwagent.program` on the function describes it).
 
     Example:
     ```mlir
-    %r = hwagent.region 0 (%x = %arg0 : tensor<4x8xf32>, %w = %arg1 : tensor<8x16xf32>)
+    %r = hwagent.region 0 program 0 (%x = %arg0 : tensor<4x8xf32>, %w = %arg1 : tensor<8x16xf32>)
         -> (tensor<4x16xf32>) attributes {backend = #hwagent.backend<cpu>} {
       %e = tensor.empty() : tensor<4x16xf32>
       %m = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>)
@@ -39,7 +41,8 @@ def HwAgent_RegionOp : HwAgent_Op<"region", [
     Variadic<AnyType>:$inputs,
     OptionalAttr<HwAgent_FeaturesAttr>:$features,
     OptionalAttr<HwAgent_CostsAttr>:$costs,
-    OptionalAttr<HwAgent_BackendAttr>:$backend
+    OptionalAttr<HwAgent_BackendAttr>:$backend,
+    OptionalAttr<I64Attr>:$program
   );
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);

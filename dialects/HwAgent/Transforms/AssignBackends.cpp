@@ -1,11 +1,17 @@
 //===- AssignBackends.cpp - hwagent-assign-backends -----------------------===//
+//
+// Places every region under each strategy with the program-aware
+// partitioner (HwAgent/Core/Programs.h), applies the chosen one (each
+// region's backend and program, the function's programs), explains it and
+// writes the report, the DOT graph and the summary.
+//
+//===----------------------------------------------------------------------===//
 
 #include "HwAgent/Transforms/Passes.h"
 
+#include "HwAgent/Analysis/Partitioner.h"
+#include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent/Analysis/Partitioner.h"
-#include "hwagent/Analysis/StructuralHash.h"
-#include "hwagent/CostModel/Target.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -25,17 +31,40 @@ using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
 /// Version of the partition report schema (docs/partitioning.md).
-static constexpr int64_t kPartitionSchemaVersion = 1;
+static constexpr int64_t kPartitionSchemaVersion = 2;
+
+/// Beyond this many regions explanations do not price each region's move.
+static constexpr size_t kExactMarginRegions = 3000;
+
+llvm::cl::ValuesClass hwagent::strategyValues() {
+  return llvm::cl::values(
+      clEnumValN(cm::Strategy::optimal, "optimal",
+                 "minimum predicted step time, programs and boundaries "
+                 "included (default)"),
+      clEnumValN(cm::Strategy::greedy, "greedy",
+                 "offload everything an accelerator supports"),
+      clEnumValN(cm::Strategy::local, "local",
+                 "cheapest backend per region, boundaries ignored"),
+      clEnumValN(cm::Strategy::cpu, "cpu", "everything on the CPU"),
+      clEnumValN(cm::Strategy::ane, "ane", "everything legal on the ANE"),
+      clEnumValN(cm::Strategy::gpu, "gpu", "everything legal on the GPU"));
+}
+
+/// JSON has no infinity: an illegal step time is written as null.
+static llvm::json::Value seconds(double value) {
+  if (!std::isfinite(value))
+    return nullptr;
+  return value;
+}
 
 namespace {
 struct Solved {
   FunctionPartition partition;
-  std::map<PartitionStrategy, cm::PartitionResult> results;
-  PartitionStrategy chosen;
+  std::map<cm::Strategy, cm::StepSolution> results;
+  cm::Strategy chosen;
 
-  const std::vector<unsigned> &labels() const {
-    return results.at(chosen).labels;
-  }
+  const cm::StepSolution &solution() const { return results.at(chosen); }
+  const cm::StepPlan &plan() const { return solution().plan; }
 };
 
 struct AssignBackendsPass
@@ -44,13 +73,10 @@ struct AssignBackendsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string error;
-    std::optional<cm::TargetDescription> targetDesc =
-        cm::resolveTarget(target, error);
-    if (!targetDesc) {
-      module.emitError() << "hwagent-assign-backends: " << error;
-      return signalPassFailure();
-    }
+    MLIRContext *ctx = &getContext();
+    auto *dialect = ctx->getLoadedDialect<HwAgentDialect>();
+    TargetAttr target = dialect->getTargetAttrHelper().getAttr(module);
+    BoolAttr training = dialect->getTrainingAttrHelper().getAttr(module);
 
     std::vector<Solved> solved;
     for (auto function : module.getOps<FunctionOpInterface>()) {
@@ -60,79 +86,156 @@ struct AssignBackendsPass
       function->walk([&](RegionOp) { hasRegions = true; });
       if (!hasRegions)
         continue;
-      FailureOr<FunctionPartition> partition =
-          FunctionPartition::build(function, *targetDesc);
+      if (!target) {
+        module.emitError() << "hwagent-assign-backends: the module has no "
+                              "'hwagent.target'; run hwagent-estimate-costs "
+                              "first";
+        return signalPassFailure();
+      }
+      FailureOr<FunctionPartition> partition = FunctionPartition::build(
+          function, target, !training || training.getValue());
       if (failed(partition))
         return signalPassFailure();
       Solved entry{std::move(*partition), {}, strategy};
-      for (PartitionStrategy each : kAllStrategies) {
-        FailureOr<cm::PartitionResult> result = entry.partition.solve(each);
+      for (cm::Strategy each : cm::kAllStrategies) {
+        FailureOr<cm::StepSolution> result = entry.partition.solve(each);
         if (failed(result))
           return signalPassFailure();
         entry.results[each] = std::move(*result);
       }
+      if (!entry.plan().legal()) {
+        function.emitError()
+            << "hwagent-assign-backends: strategy '"
+            << cm::strategyName(strategy)
+            << "' found no placement the target can run";
+        return signalPassFailure();
+      }
       solved.push_back(std::move(entry));
     }
 
-    MLIRContext *ctx = &getContext();
-    for (Solved &entry : solved) {
-      MutableArrayRef<RegionOp> regions = entry.partition.getRegions();
-      for (auto [node, region] : llvm::enumerate(regions)) {
-        unsigned label = entry.labels()[node];
-        region.setBackendAttr(BackendAttr::get(
-            ctx, static_cast<Backend>(entry.partition.getLabels()[label])));
-        if (explain)
-          mlir::emitRemark(region.getLoc())
-              << entry.partition.explain(node, entry.labels());
-      }
-    }
-
+    for (Solved &entry : solved)
+      apply(entry);
     if (summary)
-      printSummary(*targetDesc, solved);
-    if (!report.empty() && failed(writeReport(module, *targetDesc, solved)))
+      printSummary(target, solved);
+    if (!report.empty() && failed(writeReport(module, target, solved)))
       return signalPassFailure();
     if (!dot.empty() && failed(writeDot(module, solved)))
       return signalPassFailure();
   }
 
-  void printSummary(const cm::TargetDescription &targetDesc,
-                    ArrayRef<Solved> solved) {
+  /// Sets every region's backend and program, the function's programs, and
+  /// emits the explanations.
+  void apply(Solved &entry) {
+    MLIRContext *ctx = &getContext();
+    const FunctionPartition &p = entry.partition;
+    const cm::StepPlan &plan = entry.plan();
+    for (auto [node, region] : llvm::enumerate(p.getRegions())) {
+      region.setBackendAttr(
+          BackendAttr::get(ctx, static_cast<Backend>(p.getBackend(plan.labels[node]))));
+      region.setProgramAttr(
+          IntegerAttr::get(IntegerType::get(ctx, 64), plan.programOf[node]));
+    }
+    SmallVector<Attribute> programs;
+    for (unsigned index = 0; index < plan.programs.size(); ++index)
+      programs.push_back(programAttr(entry, index));
+    ctx->getLoadedDialect<HwAgentDialect>()->getProgramsAttrHelper().setAttr(
+        p.getFunction(), ArrayAttr::get(ctx, programs));
+    numPrograms += plan.programs.size();
+    numEvaluations += entry.solution().evaluations;
+    numMoves += entry.solution().moves;
+    if (!explain)
+      return;
+    bool margins = p.getRegions().size() <= kExactMarginRegions;
+    for (unsigned index = 0; index < plan.programs.size(); ++index)
+      mlir::emitRemark(p.getRegions()[plan.programs[index].regions.front()].getLoc())
+          << p.describeProgram(plan, index);
+    for (auto [node, region] : llvm::enumerate(p.getRegions()))
+      mlir::emitRemark(region.getLoc()) << p.explain(node, plan, margins);
+  }
+
+  ProgramAttr programAttr(const Solved &entry, unsigned index) {
+    MLIRContext *ctx = &getContext();
+    const FunctionPartition &p = entry.partition;
+    const cm::StepPlan &plan = entry.plan();
+    const cm::Program &program = plan.programs[index];
+    SmallVector<int64_t> ids;
+    for (unsigned v : program.regions)
+      ids.push_back(p.getRegions()[v].getIdAttr().getInt());
+    SmallVector<BackendCostAttr> costs;
+    for (unsigned label = 0; label < p.getGraph().numLabels(); ++label) {
+      auto backend = static_cast<Backend>(p.getBackend(label));
+      cm::ProgramCost cost = label == program.label
+                                 ? program.cost
+                                 : p.programCostOn(plan, index, label);
+      if (!cost.legal) {
+        costs.push_back(BackendCostAttr::get(ctx, backend, APFloat(0.0), false,
+                                             cost.reason));
+        continue;
+      }
+      std::string note = std::string(cost.bindingTerm()) + "-bound";
+      if (cost.mode != cm::WeightUpdate::none)
+        note += std::string(", weights ") + cm::weightUpdateName(cost.mode);
+      costs.push_back(BackendCostAttr::get(
+          ctx, backend, APFloat(roundSeconds(cost.seconds)), true, note));
+    }
+    return ProgramAttr::get(
+        ctx, index, static_cast<Backend>(p.getBackend(program.label)),
+        DenseI64ArrayAttr::get(ctx, ids), CostsAttr::get(ctx, costs),
+        static_cast<WeightUpdate>(program.cost.mode), program.cost.weightBytes);
+  }
+
+  void printSummary(TargetAttr target, ArrayRef<Solved> solved) {
     llvm::raw_ostream &os = llvm::errs();
     for (const Solved &entry : solved) {
       const FunctionPartition &p = entry.partition;
+      const cm::StepGraph &graph = p.getGraph();
+      const cm::StepPlan &plan = entry.plan();
       os << llvm::formatv("hwagent partition of @{0} for {1} (strategy {2}",
-                          p.getFunction().getName(), targetDesc.name,
-                          stringifyPartitionStrategy(entry.chosen));
-      for (cm::BackendKind kind : p.getLabels())
-        if (targetDesc.lookup(kind)->simulated)
-          os << "; " << cm::backendName(kind)
+                          p.getFunction().getName(), target.getName(),
+                          cm::strategyName(entry.chosen));
+      for (unsigned label = 0; label < graph.numLabels(); ++label)
+        if (p.isSimulated(label))
+          os << "; " << cm::backendName(p.getBackend(label))
              << " times are simulated predictions";
       os << ")\n";
-      os << llvm::formatv("  {0,-7} {1,-8}", "region", "backend");
-      for (cm::BackendKind kind : p.getLabels())
-        os << llvm::formatv(" {0,12}", cm::backendName(kind));
-      os << llvm::formatv(" {0,12}\n", "boundaries");
+      os << llvm::formatv("  {0,-7} {1,-8} {2,-8}", "region", "backend",
+                          "program");
+      for (unsigned label = 0; label < graph.numLabels(); ++label)
+        os << llvm::formatv(" {0,12}", cm::backendName(p.getBackend(label)));
+      os << "  (alone)\n";
       for (auto [node, region] : llvm::enumerate(p.getRegions())) {
-        unsigned label = entry.labels()[node];
-        os << llvm::formatv("  {0,-7} {1,-8}", region.getIdAttr().getInt(),
-                            cm::backendName(p.getLabels()[label]));
-        for (unsigned l = 0; l < p.getLabels().size(); ++l)
-          os << llvm::formatv(" {0,12}", formatSeconds(p.unaryCost(node, l)));
-        os << llvm::formatv(" {0,12}\n",
-                            formatSeconds(p.boundaryCost(node, entry.labels())));
+        os << llvm::formatv("  {0,-7} {1,-8} {2,-8}", region.getIdAttr().getInt(),
+                            cm::backendName(p.getBackend(plan.labels[node])),
+                            plan.programOf[node]);
+        for (unsigned label = 0; label < graph.numLabels(); ++label)
+          os << llvm::formatv(" {0,12}",
+                              formatSeconds(p.standaloneCost(node, label)));
+        os << "\n";
       }
+      for (unsigned index = 0; index < plan.programs.size(); ++index)
+        os << "  " << p.describeProgram(plan, index) << "\n";
       os << "  predicted step time:";
-      for (PartitionStrategy each : kAllStrategies)
-        os << " " << stringifyPartitionStrategy(each) << " "
-           << formatSeconds(entry.results.at(each).objective)
-           << (each == PartitionStrategy::Ane ? "\n" : ",");
-      os << "  boundaries (" << stringifyPartitionStrategy(entry.chosen)
-         << "): " << formatSeconds(p.totalBoundaryCost(entry.labels())) << "\n";
+      for (auto [i, each] : llvm::enumerate(cm::kAllStrategies))
+        os << (i ? ", " : " ") << cm::strategyName(each) << " "
+           << formatSeconds(entry.results.at(each).plan.total);
+      os << "\n";
+      os << llvm::formatv("  {0}: {1} programs, programs {2}, boundaries {3}; "
+                          "lower bound {4} (within {5:f1}%)\n",
+                          cm::strategyName(entry.chosen), plan.programs.size(),
+                          formatSeconds(plan.programSeconds),
+                          formatSeconds(plan.boundarySeconds),
+                          formatSeconds(entry.solution().lowerBound),
+                          gapPercent(entry.solution()));
     }
   }
 
-  LogicalResult writeReport(ModuleOp module,
-                            const cm::TargetDescription &targetDesc,
+  static double gapPercent(const cm::StepSolution &s) {
+    if (!(s.plan.total > 0) || !std::isfinite(s.plan.total))
+      return 0;
+    return 100.0 * (s.plan.total - s.lowerBound) / s.plan.total;
+  }
+
+  LogicalResult writeReport(ModuleOp module, TargetAttr target,
                             ArrayRef<Solved> solved) {
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
@@ -145,12 +248,13 @@ struct AssignBackendsPass
       json.object([&] {
         json.attribute("schema", "hwagent.partition");
         json.attribute("version", kPartitionSchemaVersion);
-        json.attribute("target", targetDesc.name);
-        json.attribute("strategy", stringifyPartitionStrategy(strategy));
+        json.attribute("target", target ? target.getName() : "");
+        json.attribute("strategy", cm::strategyName(strategy));
         json.attributeArray("simulated_backends", [&] {
-          for (const cm::BackendDescription &b : targetDesc.backends)
-            if (b.simulated)
-              json.value(cm::backendName(b.kind));
+          if (target)
+            for (DeviceAttr device : target.getDevices())
+              if (device.getSimulated() && device.getSimulated().getValue())
+                json.value(stringifyBackend(device.getBackend()));
         });
         json.attributeArray("functions", [&] {
           for (const Solved &entry : solved)
@@ -159,60 +263,96 @@ struct AssignBackendsPass
       });
     }
     file->os() << "\n";
+    file->os().flush();
+    if (file->os().has_error()) {
+      std::string message = file->os().error().message();
+      file->os().clear_error();
+      return module.emitError() << "hwagent-assign-backends: cannot write "
+                                   "report '"
+                                << report << "': " << message;
+    }
     file->keep();
     return success();
   }
 
   void writeFunction(llvm::json::OStream &json, const Solved &entry) {
     const FunctionPartition &p = entry.partition;
+    const cm::StepPlan &plan = entry.plan();
+    auto nodeName = [&](int program) -> llvm::json::Value {
+      if (program < 0)
+        return "host";
+      return program;
+    };
     json.object([&] {
       json.attribute("name", p.getFunction().getName());
       json.attributeObject("step_time", [&] {
-        for (PartitionStrategy each : kAllStrategies)
-          json.attribute(stringifyPartitionStrategy(each),
-                         entry.results.at(each).objective);
+        for (cm::Strategy each : cm::kAllStrategies)
+          json.attribute(cm::strategyName(each),
+                         seconds(entry.results.at(each).plan.total));
       });
-      json.attribute("boundary_time", p.totalBoundaryCost(entry.labels()));
+      json.attribute("program_time", seconds(plan.programSeconds));
+      json.attribute("boundary_time", seconds(plan.boundarySeconds));
+      json.attribute("lower_bound", seconds(entry.solution().lowerBound));
+      json.attribute("gap_to_lower_bound",
+                     gapPercent(entry.solution()) / 100.0);
+      json.attribute("evaluations", entry.solution().evaluations);
+      json.attributeArray("programs", [&] {
+        for (unsigned index = 0; index < plan.programs.size(); ++index) {
+          const cm::Program &program = plan.programs[index];
+          json.object([&] {
+            json.attribute("id", index);
+            json.attribute("backend", cm::backendName(p.getBackend(program.label)));
+            json.attributeArray("regions", [&] {
+              for (unsigned v : program.regions)
+                json.value(p.getRegions()[v].getIdAttr().getInt());
+            });
+            json.attribute("seconds", seconds(program.cost.seconds));
+            json.attribute("launch", program.cost.launch);
+            json.attribute("compute", program.cost.compute);
+            json.attribute("memory", program.cost.memory);
+            json.attribute("weights", program.cost.weights);
+            json.attribute("weight_update", cm::weightUpdateName(program.cost.mode));
+            json.attribute("weight_bytes", program.cost.weightBytes);
+            json.attribute("utilization", program.cost.utilization);
+            json.attribute("binding", program.cost.bindingTerm());
+            json.attribute("description", p.describeProgram(plan, index));
+          });
+        }
+      });
+      bool margins = p.getRegions().size() <= kExactMarginRegions;
       json.attributeArray("regions", [&] {
         for (auto [node, region] : llvm::enumerate(p.getRegions())) {
           json.object([&] {
             json.attribute("id", region.getIdAttr().getInt());
             json.attribute("key", getStructuralHash(region));
             json.attribute("backend",
-                           cm::backendName(p.getLabels()[entry.labels()[node]]));
+                           cm::backendName(p.getBackend(plan.labels[node])));
+            json.attribute("program", plan.programOf[node]);
             json.attributeObject("costs", [&] {
               for (BackendCostAttr cost : region.getCostsAttr().getEntries())
                 json.attributeObject(stringifyBackend(cost.getBackend()), [&] {
                   json.attribute("legal", cost.getLegal());
                   if (cost.getLegal()) {
                     json.attribute("seconds",
-                                   cost.getSeconds().convertToDouble());
+                                   seconds(cost.getSeconds().convertToDouble()));
                     json.attribute("note", cost.getReason());
                   } else {
                     json.attribute("reason", cost.getReason());
                   }
                 });
             });
-            json.attribute("boundary_time",
-                           p.boundaryCost(node, entry.labels()));
-            json.attribute("explanation", p.explain(node, entry.labels()));
+            json.attribute("explanation", p.explain(node, plan, margins));
           });
         }
       });
-      json.attributeArray("edges", [&] {
-        for (const RegionFlow &flow : p.getFlows())
+      json.attributeArray("boundaries", [&] {
+        for (const cm::StepPlan::Boundary &b : plan.boundaries)
           json.object([&] {
-            auto nodeName = [&](unsigned node) -> llvm::json::Value {
-              if (node == p.getHostNode())
-                return "host";
-              return p.getRegions()[node].getIdAttr().getInt();
-            };
-            json.attribute("from", nodeName(flow.from));
-            json.attribute("to", nodeName(flow.to));
-            json.attribute("bytes", flow.bytes);
-            json.attribute("seconds",
-                           p.flowCost(flow, entry.labels()[flow.from],
-                                      entry.labels()[flow.to]));
+            json.attribute("from", nodeName(b.from));
+            json.attribute("to", nodeName(b.to));
+            json.attribute("bytes", b.bytes);
+            json.attribute("converted_bytes", b.convertBytes);
+            json.attribute("seconds", seconds(b.seconds));
           });
       });
     });
@@ -226,29 +366,40 @@ struct AssignBackendsPass
                                    "dot file '"
                                 << dot << "': " << error;
     static const char *const colors[] = {"#8ecae6", "#f4a261", "#90be6d"};
-    llvm::raw_ostream &os = file->os();
+    llvm::raw_fd_ostream &os = file->os();
     os << "digraph hwagent {\n  node [shape=box, style=filled];\n";
     for (auto [index, entry] : llvm::enumerate(solved)) {
       const FunctionPartition &p = entry.partition;
+      const cm::StepPlan &plan = entry.plan();
       os << llvm::formatv("  subgraph cluster_{0} {\n    label=\"@{1} ({2}: "
                           "{3})\";\n",
                           index, p.getFunction().getName(),
-                          stringifyPartitionStrategy(entry.chosen),
-                          formatSeconds(entry.results.at(entry.chosen).objective));
-      for (auto [node, region] : llvm::enumerate(p.getRegions())) {
-        unsigned label = entry.labels()[node];
-        os << llvm::formatv(
-            "    f{0}_r{1} [label=\"r{1}\\n{2} {3}\", fillcolor=\"{4}\"];\n",
-            index, node, cm::backendName(p.getLabels()[label]),
-            formatSeconds(p.unaryCost(node, label)),
-            colors[static_cast<unsigned>(p.getLabels()[label])]);
+                          cm::strategyName(entry.chosen),
+                          formatSeconds(plan.total));
+      // One cluster per program.
+      for (auto [pi, program] : llvm::enumerate(plan.programs)) {
+        unsigned kind = static_cast<unsigned>(p.getBackend(program.label));
+        os << llvm::formatv("    subgraph cluster_{0}_p{1} {\n      label=\"program "
+                            "{1}: {2} {3}\";\n      style=dashed;\n",
+                            index, pi, cm::backendName(p.getBackend(program.label)),
+                            formatSeconds(program.cost.seconds));
+        for (unsigned node : program.regions)
+          os << llvm::formatv(
+              "      f{0}_r{1} [label=\"r{2}\\n{3}\", fillcolor=\"{4}\"];\n",
+              index, node, p.getRegions()[node].getIdAttr().getInt(),
+              formatSeconds(p.standaloneCost(node, program.label)),
+              colors[kind]);
+        os << "    }\n";
       }
       os << llvm::formatv("    f{0}_r{1} [label=\"host (cpu)\", "
                           "fillcolor=\"#dddddd\"];\n",
                           index, p.getHostNode());
       for (const RegionFlow &flow : p.getFlows()) {
-        double cost = p.flowCost(flow, entry.labels()[flow.from],
-                                 entry.labels()[flow.to]);
+        unsigned a = flow.from == p.getHostNode() ? p.getGraph().hostLabel
+                                                  : plan.labels[flow.from];
+        unsigned b = flow.to == p.getHostNode() ? p.getGraph().hostLabel
+                                                : plan.labels[flow.to];
+        double cost = p.flowCost(flow, a, b);
         os << llvm::formatv(
             "    f{0}_r{1} -> f{0}_r{2} [label=\"{3} B{4}\"{5}];\n", index,
             flow.from, flow.to, flow.bytes,
@@ -258,6 +409,14 @@ struct AssignBackendsPass
       os << "  }\n";
     }
     os << "}\n";
+    os.flush();
+    if (os.has_error()) {
+      std::string message = os.error().message();
+      os.clear_error();
+      return module.emitError() << "hwagent-assign-backends: cannot write "
+                                   "dot file '"
+                                << dot << "': " << message;
+    }
     file->keep();
     return success();
   }

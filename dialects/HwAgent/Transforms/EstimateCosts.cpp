@@ -3,10 +3,15 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent/Analysis/StructuralHash.h"
-#include "hwagent/Analysis/WorkloadProfile.h"
-#include "hwagent/CostModel/CostModel.h"
-#include "hwagent/CostModel/ProfileDB.h"
+#include "HwAgent/Analysis/Partitioner.h"
+#include "HwAgent/Analysis/StructuralHash.h"
+#include "HwAgent/Analysis/WorkloadProfile.h"
+#include "HwAgent/Config/Json.h"
+#include "HwAgent/Config/ProfileDB.h"
+#include "HwAgent/Config/Telemetry.h"
+#include "HwAgent/Config/TargetFile.h"
+#include "HwAgent/Core/CostModel.h"
+#include "HwAgent/IR/HwAgentDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -54,12 +59,6 @@ static std::vector<std::string> findUnsupportedOps(RegionOp region) {
   return found;
 }
 
-/// Four significant digits: predictions are not more precise than that and
-/// the IR stays readable.
-static double roundPrediction(double seconds) {
-  return std::stod(llvm::formatv("{0:e3}", seconds).str());
-}
-
 static std::string typeName(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -83,26 +82,36 @@ static cm::RegionProfile toProfile(RegionOp region, FeaturesAttr features) {
   profile.maxDim = features.getMaxDim();
   profile.maxRank = features.getMaxRank();
   profile.hasLoops = features.getHasLoops();
+  profile.phase = static_cast<cm::Phase>(features.getPhase());
+  profile.weightGradient = features.getWeightGradient();
   profile.unsupportedOps = findUnsupportedOps(region);
   return profile;
 }
 
-/// A short account of the prediction for the costs attribute.
-static std::string describe(const cm::CostBreakdown &cost) {
+/// A short account of the standalone prediction for the costs attribute.
+static std::string describe(const cm::ProgramCost &cost,
+                            const cm::RegionCost &region) {
   std::string note = std::string(cost.bindingTerm()) + "-bound";
   if (cost.utilization < 0.999)
     note += llvm::formatv(", util {0:f2}", cost.utilization).str();
-  if (cost.spill > 0)
-    note += llvm::formatv(", sram spill {0:e2} s", cost.spill).str();
-  if (cost.weightRefresh > 0)
-    note += llvm::formatv(", weight refresh {0:e2} s", cost.weightRefresh).str();
+  if (region.spilled)
+    note += ", spills on-chip memory";
+  if (cost.mode != cm::WeightUpdate::none)
+    note += std::string(", weights ") + cm::weightUpdateName(cost.mode);
   if (cost.telemetryFactor > 1.0001)
     note += llvm::formatv(", telemetry x{0:f2}", cost.telemetryFactor).str();
-  if (cost.correction != 1.0)
-    note += llvm::formatv(", learned x{0:f2}", cost.correction).str();
-  if (cost.measured)
+  if (region.correction != 1.0)
+    note += llvm::formatv(", learned x{0:f2}", region.correction).str();
+  if (region.measured)
     note += ", measured";
+  if (!region.reason.empty())
+    note += ", " + region.reason;
   return note;
+}
+
+/// A region's time inside a program (what the runtime's profile measures).
+static double insideSeconds(const cm::RegionCost &cost) {
+  return std::max(cost.compute, cost.memory) + cost.regionLaunch;
 }
 
 namespace {
@@ -114,16 +123,18 @@ struct EstimateCostsPass
     ModuleOp module = getOperation();
     std::string error;
     std::optional<cm::TargetDescription> targetDesc =
-        cm::resolveTarget(target, error);
+        hwconfig::resolveTarget(target, error);
     if (!targetDesc) {
       module.emitError() << "hwagent-estimate-costs: " << error;
       return signalPassFailure();
     }
+    if (failed(restrictBackends(module, *targetDesc)))
+      return signalPassFailure();
     cm::Telemetry snapshot;
     if (!telemetry.empty()) {
-      std::optional<std::string> text = cm::readTextFile(telemetry, error);
+      std::optional<std::string> text = hwconfig::readTextFile(telemetry, error);
       std::optional<cm::Telemetry> parsed;
-      if (text && !(parsed = cm::parseTelemetry(*text, error)))
+      if (text && !(parsed = hwconfig::parseTelemetry(*text, error)))
         error = telemetry + ": " + error;
       if (!parsed) {
         module.emitError() << "hwagent-estimate-costs: " << error;
@@ -131,118 +142,156 @@ struct EstimateCostsPass
       }
       snapshot = *parsed;
     }
-    std::optional<cm::ProfileDB> db;
-    if (!profileDb.empty()) {
-      std::optional<std::string> text = cm::readTextFile(profileDb, error);
-      if (text && !(db = cm::parseProfileDB(*text, error)))
-        error = profileDb + ": " + error;
-      if (!db) {
-        module.emitError() << "hwagent-estimate-costs: " << error;
-        return signalPassFailure();
-      }
-      if (db->target != targetDesc->name) {
-        module.emitWarning()
-            << "hwagent-estimate-costs: " << profileDb
-            << " was recorded on target '" << db->target
-            << "', not '" << targetDesc->name << "'; its "
-            << db->entries.size() << " entries are stale and ignored";
-        db.reset();
-      }
-    }
+    std::optional<hwconfig::ProfileDB> db;
+    if (!profileDb.empty() && failed(readProfile(module, *targetDesc, db)))
+      return signalPassFailure();
 
     cm::CostOptions options;
-    options.weightsChangeEveryStep = training;
+    options.training = training;
+    options.fp16Gradients = fp16Gradients;
 
-    // Analytic predictions for every region and backend.
-    struct Estimate {
-      RegionOp region;
-      std::string key;
-      std::vector<cm::CostBreakdown> costs;
-    };
     std::vector<Estimate> estimates;
     WorkloadProfiler profiler(module);
-    module.walk([&](RegionOp region) {
-      FeaturesAttr features = region.getFeaturesAttr();
-      if (!features) {
-        features = profiler.computeFeatures(region);
-        region.setFeaturesAttr(features);
-      }
-      cm::RegionProfile profile = toProfile(region, features);
-      Estimate estimate{region, db ? getStructuralHash(region) : "", {}};
-      for (const cm::BackendDescription &backend : targetDesc->backends)
-        estimate.costs.push_back(
-            cm::predictCost(profile, backend, snapshot, options));
-      estimates.push_back(std::move(estimate));
-    });
-
+    for (auto function : module.getOps<FunctionOpInterface>()) {
+      if (function.isExternal())
+        continue;
+      // A forward pass keeps its weights between steps even in training.
+      cm::CostOptions local = options;
+      local.training = weightsChangeEveryStep(function, training);
+      function->walk([&](RegionOp region) {
+        FeaturesAttr features = region.getFeaturesAttr();
+        if (!features) {
+          features = profiler.computeFeatures(region);
+          region.setFeaturesAttr(features);
+        }
+        Estimate estimate{region, toProfile(region, features),
+                          db ? getStructuralHash(region) : "", {}, local};
+        for (const cm::BackendDescription &backend : targetDesc->backends)
+          estimate.costs.push_back(
+              cm::predictRegion(estimate.profile, backend, snapshot, local));
+        estimates.push_back(std::move(estimate));
+      });
+    }
     if (db)
       applyMeasurements(module, *db, estimates);
 
     MLIRContext *ctx = &getContext();
-    for (Estimate &estimate : estimates) {
-      SmallVector<BackendCostAttr> entries;
-      std::vector<cm::CostBreakdown> sorted = estimate.costs;
-      llvm::sort(sorted, [](const auto &a, const auto &b) {
-        return a.backend < b.backend;
-      });
-      for (const cm::CostBreakdown &cost : sorted) {
-        auto backend = static_cast<Backend>(cost.backend);
-        entries.push_back(BackendCostAttr::get(
-            ctx, backend, APFloat(cost.legal ? roundPrediction(cost.total) : 0.0),
-            cost.legal,
-            StringRef(cost.legal ? describe(cost) : cost.reason)));
-      }
-      estimate.region.setCostsAttr(CostsAttr::get(ctx, entries));
-    }
-    module->setAttr("hwagent.target", toAttr(ctx, *targetDesc));
+    for (Estimate &estimate : estimates)
+      estimate.region.setCostsAttr(
+          toAttr(ctx, estimate, *targetDesc, snapshot, estimate.options));
+    auto *dialect = ctx->getLoadedDialect<HwAgentDialect>();
+    dialect->getTargetAttrHelper().setAttr(module,
+                                           TargetAttr::get(ctx, *targetDesc));
+    dialect->getTrainingAttrHelper().setAttr(module, BoolAttr::get(ctx, training));
   }
 
-  /// The target as an IR attribute, so the annotated module says what it was
-  /// estimated for. It summarizes per backend the highest peak; it prices
-  /// every ordered pair of its backends (the region table and the runtime
-  /// price boundaries from it, as the partitioner did).
-  static TargetAttr toAttr(MLIRContext *ctx,
-                           const cm::TargetDescription &target) {
-    SmallVector<DeviceAttr> devices;
-    for (const cm::BackendDescription &b : target.backends) {
-      double peak = 0;
-      for (auto &[type, value] : b.peakFlops)
-        peak = std::max(peak, value);
-      devices.push_back(DeviceAttr::get(
-          ctx, static_cast<Backend>(b.kind), APFloat(peak),
-          APFloat(b.rampFlops), APFloat(b.rampExponent), APFloat(b.bandwidth),
-          APFloat(b.dispatch), b.sramBytes, APFloat(b.spillFactor),
-          APFloat(b.compile), b.maxDim, b.maxRank));
+  struct Estimate {
+    RegionOp region;
+    cm::RegionProfile profile;
+    std::string key;
+    std::vector<cm::RegionCost> costs;
+    cm::CostOptions options;
+  };
+
+  /// `backends=cpu,ane`: the target without the others (the CPU stays: the
+  /// host runs on it).
+  LogicalResult restrictBackends(ModuleOp module, cm::TargetDescription &t) {
+    if (backends.empty())
+      return success();
+    std::vector<cm::BackendKind> kept;
+    for (const std::string &name : backends) {
+      std::optional<cm::BackendKind> kind = cm::parseBackendName(name);
+      if (!kind)
+        return module.emitError()
+               << "hwagent-estimate-costs: unknown backend '" << name
+               << "' in backends= (expected cpu, ane or gpu)";
+      if (!t.lookup(*kind))
+        return module.emitError()
+               << "hwagent-estimate-costs: target '" << t.name
+               << "' has no backend '" << name << "'";
+      kept.push_back(*kind);
     }
-    SmallVector<LinkAttr> links;
-    for (const cm::BackendDescription &a : target.backends)
-      for (const cm::BackendDescription &b : target.backends) {
-        if (a.kind == b.kind)
-          continue;
-        const cm::LinkDescription &link = target.link(a.kind, b.kind);
-        links.push_back(LinkAttr::get(
-            ctx, static_cast<Backend>(a.kind), static_cast<Backend>(b.kind),
-            APFloat(link.bandwidth), APFloat(link.convertBandwidth),
-            APFloat(link.sync)));
-      }
-    return TargetAttr::get(ctx, StringRef(target.name), devices,
-                           APFloat(target.defaultLink.bandwidth),
-                           APFloat(target.defaultLink.sync), links);
+    if (llvm::find(kept, cm::BackendKind::cpu) == kept.end())
+      return module.emitError() << "hwagent-estimate-costs: backends= must "
+                                   "include cpu (the host runs on it)";
+    auto dropped = [&](cm::BackendKind kind) {
+      return llvm::find(kept, kind) == kept.end();
+    };
+    llvm::erase_if(t.backends, [&](const cm::BackendDescription &b) {
+      return dropped(b.kind);
+    });
+    llvm::erase_if(t.links, [&](const cm::LinkDescription &l) {
+      return dropped(l.from) || dropped(l.to);
+    });
+    return success();
   }
 
-  /// Blends matched measurements into the predictions and scales unmatched
-  /// ones by the per-backend correction learned from the matches.
-  template <typename Estimates>
-  void applyMeasurements(ModuleOp module, const cm::ProfileDB &db,
-                         Estimates &estimates) {
-    std::map<std::pair<std::string, cm::BackendKind>, const cm::ProfileEntry *>
+  LogicalResult readProfile(ModuleOp module, const cm::TargetDescription &t,
+                            std::optional<hwconfig::ProfileDB> &db) {
+    std::string error;
+    std::optional<std::string> text = hwconfig::readTextFile(profileDb, error);
+    if (text && !(db = hwconfig::parseProfileDB(*text, error)))
+      error = profileDb + ": " + error;
+    if (!db)
+      return module.emitError() << "hwagent-estimate-costs: " << error;
+    if (db->target != t.name) {
+      module.emitWarning() << "hwagent-estimate-costs: " << profileDb
+                           << " was recorded on target '" << db->target
+                           << "', not '" << t.name << "'; its "
+                           << db->entries.size()
+                           << " entries are stale and ignored";
+      db.reset();
+    }
+    return success();
+  }
+
+  static CostsAttr toAttr(MLIRContext *ctx, const Estimate &estimate,
+                          const cm::TargetDescription &target,
+                          const cm::Telemetry &telemetry,
+                          const cm::CostOptions &options) {
+    SmallVector<BackendCostAttr> entries;
+    for (cm::BackendKind kind : cm::kAllBackends) {
+      const cm::BackendDescription *backend = target.lookup(kind);
+      if (!backend)
+        continue;
+      const cm::RegionCost &cost =
+          estimate.costs[backend - target.backends.data()];
+      auto b = static_cast<Backend>(kind);
+      if (!cost.legal) {
+        entries.push_back(
+            BackendCostAttr::get(ctx, b, APFloat(0.0), false, cost.reason));
+        continue;
+      }
+      cm::ProgramCost alone = cm::standaloneCost(
+          cost, *backend, telemetry, options, estimate.profile.bytes());
+      auto terms = CostTermsAttr::get(
+          ctx, APFloat(roundSeconds(cost.compute)),
+          APFloat(roundSeconds(cost.computeInputWeights)),
+          APFloat(roundSeconds(cost.memory)),
+          APFloat(roundSeconds(cost.regionLaunch)), cost.flops,
+          cost.weightBytes, BoolAttr::get(ctx, cost.spilled),
+          APFloat(telemetry.factor(kind)));
+      entries.push_back(BackendCostAttr::get(
+          ctx, b, APFloat(roundSeconds(alone.seconds)), true,
+          describe(alone, cost), terms));
+    }
+    return CostsAttr::get(ctx, entries);
+  }
+
+  /// Blends matched measurements (a region's time inside its program) into
+  /// the predictions and scales unmatched ones by the per-backend
+  /// correction learned from the matches.
+  void applyMeasurements(ModuleOp module, const hwconfig::ProfileDB &db,
+                         std::vector<Estimate> &estimates) {
+    std::map<std::pair<std::string, cm::BackendKind>,
+             const hwconfig::ProfileEntry *>
         byKey;
-    for (const cm::ProfileEntry &entry : db.entries)
+    for (const hwconfig::ProfileEntry &entry : db.entries)
       byKey[{entry.key, entry.backend}] = &entry;
     std::map<cm::BackendKind, std::vector<std::pair<double, double>>> pairs;
-    std::set<const cm::ProfileEntry *> used;
-    for (auto &estimate : estimates)
-      for (cm::CostBreakdown &cost : estimate.costs) {
+    std::set<const hwconfig::ProfileEntry *> used;
+    for (Estimate &estimate : estimates)
+      for (cm::RegionCost &cost : estimate.costs) {
         auto it = byKey.find({estimate.key, cost.backend});
         if (it == byKey.end())
           continue;
@@ -255,19 +304,25 @@ struct EstimateCostsPass
               << "); ignored";
           continue;
         }
-        pairs[cost.backend].push_back({it->second->seconds, cost.total});
-        double w = cm::measurementWeight(it->second->samples);
-        cost.total = w * it->second->seconds + (1 - w) * cost.total;
+        double predicted = insideSeconds(cost);
+        pairs[cost.backend].push_back({it->second->seconds, predicted});
+        double w = hwconfig::measurementWeight(it->second->samples);
+        double blended = w * it->second->seconds + (1 - w) * predicted;
+        // The measurement covers the region's time inside its program; its
+        // fixed per-region launch stays, the work around it takes the rest.
+        double body = std::max(cost.compute, cost.memory);
+        if (body > 0)
+          cost.scale(std::max(blended - cost.regionLaunch, 0.0) / body);
         cost.measured = true;
       }
-    for (auto &estimate : estimates)
-      for (cm::CostBreakdown &cost : estimate.costs) {
+    for (Estimate &estimate : estimates)
+      for (cm::RegionCost &cost : estimate.costs) {
         if (!cost.legal || cost.measured)
           continue;
-        cost.correction = cm::learnedCorrection(pairs[cost.backend]);
-        cost.total *= cost.correction;
+        cost.correction = hwconfig::learnedCorrection(pairs[cost.backend]);
+        cost.scale(cost.correction);
       }
-    for (const cm::ProfileEntry &entry : db.entries)
+    for (const hwconfig::ProfileEntry &entry : db.entries)
       if (!used.count(&entry))
         module.emitWarning() << "hwagent-estimate-costs: profile entry "
                              << entry.key << " ("

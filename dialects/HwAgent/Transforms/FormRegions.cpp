@@ -3,8 +3,8 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent/Analysis/RegionFormation.h"
-#include "hwagent/Analysis/WorkloadProfile.h"
+#include "HwAgent/Transforms/RegionFormation.h"
+#include "HwAgent/Analysis/WorkloadProfile.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
@@ -40,8 +40,12 @@ struct FormRegionsPass
     for (auto function : module.getOps<FunctionOpInterface>()) {
       if (function.isExternal() || callees.contains(function.getNameAttr()))
         continue;
-      if (failed(formRegions(function, profiler, options)))
+      FailureOr<RegionFormationStats> stats =
+          formRegions(function, profiler, options);
+      if (failed(stats))
         return signalPassFailure();
+      numRegions += stats->regionsFormed;
+      numOpsClustered += stats->opsClustered;
     }
   }
 };

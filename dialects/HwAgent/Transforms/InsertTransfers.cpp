@@ -3,7 +3,7 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent/Analysis/StructuralHash.h"
+#include "HwAgent/Analysis/StructuralHash.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -70,17 +70,23 @@ struct InsertTransfersPass
     for (RegionOp region : regions) {
       if (region.getBackend() != Backend::ane)
         continue;
-      region->setAttr("hwagent.key",
-                      StringAttr::get(region.getContext(),
-                                      getStructuralHash(region)));
+      region.getContext()
+          ->getLoadedDialect<HwAgentDialect>()
+          ->getKeyAttrHelper()
+          .setAttr(region, StringAttr::get(region.getContext(),
+                                           getStructuralHash(region)));
       Block &body = region.getBodyBlock();
       OpBuilder builder(&body, body.begin());
+      auto boundary = region.getContext()
+                           ->getLoadedDialect<HwAgentDialect>()
+                           ->getBoundaryAttrHelper();
       for (BlockArgument arg : body.getArguments()) {
         Type original = arg.getType(), narrow = aneType(original);
         if (narrow == original)
           continue;
         arg.setType(narrow);
         auto widened = arith::ExtFOp::create(builder, arg.getLoc(), original, arg);
+        boundary.setAttr(widened, builder.getUnitAttr());
         arg.replaceAllUsesExcept(widened, widened);
       }
       YieldOp yield = region.getYield();
@@ -91,6 +97,7 @@ struct InsertTransfersPass
           continue;
         auto narrowed = arith::TruncFOp::create(
             builder, yield.getLoc(), narrow, yield.getValues()[index]);
+        boundary.setAttr(narrowed, builder.getUnitAttr());
         yield->setOperand(index, narrowed);
         originalType[result] = original;
         result.setType(narrow);

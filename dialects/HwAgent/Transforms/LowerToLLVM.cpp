@@ -1,22 +1,31 @@
 //===- LowerToLLVM.cpp - the hwagent-lower-to-llvm pipeline ---------------===//
 //
 // From hwagent-free tensor code (after hwagent-lower-to-runtime) to the LLVM
-// dialect: the pipeline of ../shared/design/TOOLCHAIN.md, plus elementwise
-// and TOSA to linalg first, and loop-carried buffers allowed (the LSTM).
+// dialect: elementwise and TOSA to linalg, one-shot bufferization with
+// function boundaries (loop-carried buffers allowed: the LSTM), ownership-
+// based deallocation, then loops and the LLVM dialect (docs/building.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Transforms/Passes.h"
-#include "hwagent/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+
+StringRef hwagent::getBufferLoweringPipeline() {
+  return "func.func(convert-linalg-to-loops), expand-strided-metadata, "
+         "lower-affine, convert-scf-to-cf, "
+         "finalize-memref-to-llvm, convert-math-to-llvm, "
+         "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
+         "convert-index-to-llvm, reconcile-unrealized-casts";
+}
 
 void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   std::string pipeline =
@@ -31,7 +40,17 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm) {
 }
 
 void hwagent::registerLowerToLLVMPipeline() {
-  registerLoweringPasses();
+  registerConvertLinalgToLoopsPass();
+  registerLowerAffinePass();
+  registerSCFToControlFlowPass();
+  memref::registerExpandStridedMetadataPass();
+  registerFinalizeMemRefToLLVMConversionPass();
+  registerConvertMathToLLVMPass();
+  registerArithToLLVMConversionPass();
+  registerConvertControlFlowToLLVMPass();
+  registerConvertFuncToLLVMPass();
+  registerConvertIndexToLLVMPass();
+  registerReconcileUnrealizedCastsPass();
   registerConvertElementwiseToLinalgPass();
   registerConvertBufferizationToMemRefPass();
   registerTosaToLinalgNamed();

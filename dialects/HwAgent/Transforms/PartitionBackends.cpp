@@ -21,15 +21,9 @@ struct PartitionBackendsOptions
   Option<std::string> profileDb{*this, "profile-db",
                                 llvm::cl::desc("Measured profile JSON"),
                                 llvm::cl::init("")};
-  Option<PartitionStrategy> strategy{
+  Option<::hwcore::Strategy> strategy{
       *this, "strategy", llvm::cl::desc("Assignment strategy"),
-      llvm::cl::init(PartitionStrategy::Optimal),
-      llvm::cl::values(
-          clEnumValN(PartitionStrategy::Optimal, "optimal", "minimum step time"),
-          clEnumValN(PartitionStrategy::Greedy, "greedy", "offload everything"),
-          clEnumValN(PartitionStrategy::Local, "local", "cheapest per region"),
-          clEnumValN(PartitionStrategy::Cpu, "cpu", "everything on the CPU"),
-          clEnumValN(PartitionStrategy::Ane, "ane", "everything on the ANE"))};
+      llvm::cl::init(::hwcore::Strategy::optimal), strategyValues()};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("One remark per region"),
                        llvm::cl::init(false)};
@@ -51,6 +45,14 @@ struct PartitionBackendsOptions
   Option<bool> training{*this, "training",
                         llvm::cl::desc("Weights change every step"),
                         llvm::cl::init(true)};
+  Option<bool> fp16Gradients{
+      *this, "fp16-gradients",
+      llvm::cl::desc("Allow weight gradients and optimizer updates on fp16 "
+                     "backends (with loss scaling)"),
+      llvm::cl::init(false)};
+  ListOption<std::string> backends{
+      *this, "backends",
+      llvm::cl::desc("Backends a partition may use (e.g. cpu,ane)")};
 };
 
 void buildPartitionBackendsPipeline(OpPassManager &pm,
@@ -64,9 +66,10 @@ void buildPartitionBackendsPipeline(OpPassManager &pm,
   estimate.telemetry = options.telemetry;
   estimate.profileDb = options.profileDb;
   estimate.training = options.training;
+  estimate.fp16Gradients = options.fp16Gradients;
+  estimate.backends.assign(options.backends.begin(), options.backends.end());
   pm.addPass(createEstimateCosts(estimate));
   AssignBackendsOptions assign;
-  assign.target = options.target;
   assign.strategy = options.strategy;
   assign.explain = options.explain;
   assign.report = options.report;

@@ -4,8 +4,8 @@
 #define HWAGENT_TRANSFORMS_PASSES_H
 
 #include "HwAgent/IR/HwAgentDialect.h"
-#include "hwagent/Analysis/Partitioner.h"
-#include "hwagent/Analysis/RegionFormation.h"
+#include "HwAgent/Core/Vocabulary.h"
+#include "HwAgent/Transforms/RegionFormation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,6 +17,10 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::hwagent {
+
+/// The partition strategies as command-line values: one list for the pass
+/// option and the pipeline's.
+llvm::cl::ValuesClass strategyValues();
 
 #define GEN_PASS_DECL
 #include "HwAgent/Transforms/Passes.h.inc"
@@ -32,6 +36,10 @@ void registerPartitionBackendsPipeline();
 /// dialect: elementwise to linalg, TOSA to linalg, one-shot bufferization,
 /// deallocation, loops, LLVM.
 void buildLowerToLLVMPipeline(OpPassManager &pm);
+
+/// The part of it from bufferized code (memrefs) to LLVM; also what
+/// hwagent-calibrate measures.
+StringRef getBufferLoweringPipeline();
 
 /// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
 /// passes it uses.

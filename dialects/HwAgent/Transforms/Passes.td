@@ -38,6 +38,10 @@ def FormRegions : Pass<"hwagent-form-regions", "::mlir::ModuleOp"> {
     Option<"includeCallees", "include-callees", "bool", "false",
            "Also form regions inside functions that are called from others">,
   ];
+  let statistics = [
+    Statistic<"numRegions", "regions", "Regions formed">,
+    Statistic<"numOpsClustered", "ops-clustered", "Ops placed in regions">,
+  ];
   let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
 }
 
@@ -77,7 +81,15 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
       refines the estimate, stale or unmatched entries are reported and
       ignored;
     - `training`: weights change every step (backends that bake weights into
-      programs pay a recompile).
+      programs pay to take new ones: as inputs, recompiled or reloaded);
+    - `fp16-gradients`: allow weight-gradient and optimizer regions on fp16
+      backends (the ANE) with loss scaling; by default they stay in fp32;
+    - `backends=cpu,ane`: the backends a partition may use (the CPU, which
+      runs the host, must be one).
+
+    The resolved target goes on the module as a lossless `#hwagent.target`
+    (`hwagent.target`) with `hwagent.training`: later passes and the
+    lowering read them instead of resolving the target again.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"apple-m4\"",
@@ -88,6 +100,10 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
            "Measured profile JSON file">,
     Option<"training", "training", "bool", "true",
            "Weights change every step (training rather than inference)">,
+    Option<"fp16Gradients", "fp16-gradients", "bool", "false",
+           "Allow weight gradients and optimizer updates on fp16 backends">,
+    ListOption<"backends", "backends", "std::string",
+               "Backends a partition may use (default: all of the target's)">,
   ];
   let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
 }
@@ -101,9 +117,14 @@ def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
     an exact minimum s-t cut; three: alpha-expansion. Illegal placements are
     hard constraints. Sets `backend` on every region. docs/partitioning.md.
 
+    Regions placed together form programs (convex, connected, one backend,
+    launched once); the step time prices each program once (launch, weight
+    handling, utilization over its FLOPs) and the boundaries between
+    programs. The target is the module's `#hwagent.target`.
+
     - `strategy`: optimal (default), greedy (offload everything an
       accelerator supports), local (cheapest backend per region, boundaries
-      ignored), cpu, ane; the others are always computed for the report;
+      ignored), cpu, ane, gpu; the others are always computed for the report;
     - `explain`: one remark per region: chosen backend, time on each
       backend, margin to the runner-up, what decided;
     - `report=<file|->`: JSON (schema hwagent.partition v1);
@@ -111,22 +132,9 @@ def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
     - `summary`: a table on stderr.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"apple-m4\"",
-           "Built-in target name or target JSON file (as for estimate-costs)">,
-    Option<"strategy", "strategy", "::mlir::hwagent::PartitionStrategy",
-           "::mlir::hwagent::PartitionStrategy::Optimal",
-           "Assignment strategy",
-           [{::llvm::cl::values(
-             clEnumValN(::mlir::hwagent::PartitionStrategy::Optimal, "optimal",
-                        "minimum predicted step time (default)"),
-             clEnumValN(::mlir::hwagent::PartitionStrategy::Greedy, "greedy",
-                        "offload everything an accelerator supports"),
-             clEnumValN(::mlir::hwagent::PartitionStrategy::Local, "local",
-                        "cheapest backend per region, boundaries ignored"),
-             clEnumValN(::mlir::hwagent::PartitionStrategy::Cpu, "cpu",
-                        "everything on the CPU"),
-             clEnumValN(::mlir::hwagent::PartitionStrategy::Ane, "ane",
-                        "everything legal on the ANE"))}]>,
+    Option<"strategy", "strategy", "::hwcore::Strategy",
+           "::hwcore::Strategy::optimal", "Assignment strategy",
+           [{::mlir::hwagent::strategyValues()}]>,
     Option<"explain", "explain", "bool", "false",
            "Emit one remark per region explaining its placement">,
     Option<"report", "report", "std::string", "\"\"",
@@ -135,6 +143,13 @@ def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
            "Write the region graph in Graphviz format to this file">,
     Option<"summary", "summary", "bool", "false",
            "Print a summary table to stderr">,
+  ];
+  let statistics = [
+    Statistic<"numPrograms", "programs", "Programs formed">,
+    Statistic<"numEvaluations", "evaluations",
+              "Placements priced exactly by the partitioner">,
+    Statistic<"numMoves", "refinement-moves",
+              "Refinement moves that lowered the step time">,
   ];
   let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
 }
@@ -155,26 +170,29 @@ def InsertTransfers : Pass<"hwagent-insert-transfers", "::mlir::ModuleOp"> {
 }
 
 def LowerToRuntime : Pass<"hwagent-lower-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Outline regions into per-backend variants chosen by the runtime";
+  let summary = "Dispatch every program through the runtime";
   let description = [{
-    After partitioning: every `hwagent.region` becomes one function per legal
-    backend (`__hwagent_r<N>_cpu` as written; `__hwagent_r<N>_ane` computing
-    in f16 with casts at its boundary; the simulated GPU runs the CPU
-    variant), and the region itself becomes a run-time choice among them:
-    `hwagent_rt_select`, then an `scf.index_switch` whose cases bracket the
-    call with `hwagent_rt_begin`/`hwagent_rt_end`. An ANE execution that the
-    runtime reports failed (or whose results hold inf/NaN) is re-run on the
-    CPU variant with the same inputs. `hwagent.transfer` becomes the
-    conversion it stands for. The region table (ids, keys, legal backends,
-    predicted costs, compile-time assignment, edges with bytes) is emitted
-    as a string returned by `__hwagent_region_table()`; the runtime reads it
-    at session creation (docs/runtime.md).
+    After partitioning: the regions of each program become one function per
+    backend variant (`__hwagent_<fn>_p<N>_cpu` as written;
+    `__hwagent_<fn>_p<N>_ane` storing every value in f16 between f32
+    arithmetic, the ANE's numerics; the simulated GPU runs the CPU variant)
+    and the program one run-time choice among them: `hwagent_rt_select`,
+    then an `scf.index_switch` whose cases bracket the call with
+    `hwagent_rt_begin`/`hwagent_rt_end` (one launch per program). An ANE
+    execution the runtime reports failed (or whose results hold inf/NaN) is
+    re-run on the CPU variant with the same inputs. A program's regions are
+    first made contiguous (programs are convex). `hwagent.transfer` becomes
+    the conversion it stands for.
+
+    The model table (regions, programs, boundaries between programs, links,
+    predictions) is emitted as constant LLVM globals of the runtime's C
+    types (`hwagent_model_info_t` in hwagent_rt.h), returned by
+    `__hwagent_model_info()`; sessions are created from it
+    (docs/runtime.md).
   }];
   let options = [
     Option<"emitCInterface", "emit-c-interface", "bool", "true",
            "Add llvm.emit_c_interface to the public functions">,
-    Option<"tableOut", "table-out", "std::string", "\"\"",
-           "Also write the region table to this file">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -3,8 +3,8 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent/Analysis/StructuralHash.h"
-#include "hwagent/Analysis/WorkloadProfile.h"
+#include "HwAgent/Analysis/StructuralHash.h"
+#include "HwAgent/Analysis/WorkloadProfile.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
@@ -69,6 +69,7 @@ static void writeFeatures(llvm::json::OStream &json, FeaturesAttr features) {
   json.attribute("max_rank", features.getMaxRank());
   json.attribute("loops", features.getHasLoops());
   json.attribute("phase", stringifyPhase(features.getPhase()));
+  json.attribute("weight_gradient", features.getWeightGradient());
 }
 
 namespace {
@@ -78,7 +79,7 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     WorkloadProfiler profiler(module);
-    auto name = StringAttr::get(&getContext(), "hwagent.features");
+    HwAgentDialect::FeaturesAttrHelper functionFeatures(&getContext());
 
     struct FunctionProfile {
       FunctionOpInterface function;
@@ -99,7 +100,7 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
         warnAboutOpaqueOps(region, profiler);
       }
       FeaturesAttr total = profiler.computeFeatures(function, &phases);
-      function->setAttr(name, total);
+      functionFeatures.setAttr(function, total);
       profiles.push_back({function, total, std::move(regions)});
     }
 

@@ -1,9 +1,16 @@
 /*===- hwagent_rt.h - the hwagent runtime C ABI -------------------*- C -*-===*
  *
- * The ABI between code hwagent-lower-to-runtime generates, the programs that
- * drive it (hwagent-run, compiled trainers) and libhwagent_rt. C only: opaque
- * handles, status codes, plain structs checked by static_assert. The runtime
- * has no MLIR/LLVM dependency. docs/runtime.md.
+ * The ABI between the code hwagent-lower-to-runtime generates, the programs
+ * that drive it (hwagent-run, compiled trainers) and libhwagent_rt. C only:
+ * opaque handles, status codes, plain structs whose layouts are checked by
+ * static_assert. It is also the root of hwagent's vocabulary: the backend,
+ * thermal-state and weight-update enums below are the ones the compiler
+ * uses (its C++ and ODS enums are tied to them by static_assert).
+ *
+ * The compiler hands the runtime a `hwagent_model_info_t` (a constant global
+ * in the generated code, returned by its `__hwagent_model_info` function):
+ * the regions, the programs (the units the chip launches) and the boundaries
+ * between programs, with the compiler's predictions. docs/runtime.md.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -13,15 +20,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(_WIN32)
+#define HWAGENT_RT_API
+#else
+#define HWAGENT_RT_API __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** Bumped on any incompatible change of this header. */
-#define HWAGENT_RT_API_VERSION 1u
+#define HWAGENT_RT_API_VERSION 2u
 
 /** The version the linked library implements. */
-uint32_t hwagent_rt_api_version(void);
+HWAGENT_RT_API uint32_t hwagent_rt_api_version(void);
+
+/* ---- Vocabulary ------------------------------------------------------- */
 
 typedef enum hwagent_status {
   HWAGENT_OK = 0,
@@ -31,6 +46,13 @@ typedef enum hwagent_status {
   HWAGENT_NOT_FOUND = 4,
 } hwagent_status_t;
 
+/** The message of the last call on this thread that did not return
+ *  HWAGENT_OK ("" if none). The library never prints: callers decide. */
+HWAGENT_RT_API const char *hwagent_error_message(void);
+
+/** Execution backends. Adding one: a value here, its name in
+ *  hwagent_backend_name, the dialect's Backend enum case (tied by
+ *  static_assert) and its cost parameters in the targets. */
 typedef enum hwagent_backend {
   HWAGENT_BACKEND_CPU = 0,
   HWAGENT_BACKEND_ANE = 1,
@@ -39,20 +61,135 @@ typedef enum hwagent_backend {
 
 #define HWAGENT_NUM_BACKENDS 3
 
+/** "cpu", "ane", "gpu"; "unknown" out of range. */
+HWAGENT_RT_API const char *hwagent_backend_name(int32_t backend);
+
+/** How a program on a backend that bakes weights into compiled programs
+ *  (the ANE) sees weights that change every training step. */
+typedef enum hwagent_weight_update {
+  /** No weights change (inference), or the backend reads weights as data. */
+  HWAGENT_WEIGHTS_STATIC = 0,
+  /** Weights passed as program inputs: no recompile, lower throughput. */
+  HWAGENT_WEIGHTS_INPUT = 1,
+  /** The program is recompiled with the new weights every step. */
+  HWAGENT_WEIGHTS_RECOMPILE = 2,
+  /** The compiled program's weights are reloaded in place every step. */
+  HWAGENT_WEIGHTS_RELOAD = 3,
+} hwagent_weight_update_t;
+
+#define HWAGENT_NUM_WEIGHT_UPDATES 4
+
+HWAGENT_RT_API const char *hwagent_weight_update_name(int32_t mode);
+
+typedef enum hwagent_thermal {
+  HWAGENT_THERMAL_NOMINAL = 0,
+  HWAGENT_THERMAL_FAIR = 1,
+  HWAGENT_THERMAL_SERIOUS = 2,
+  HWAGENT_THERMAL_CRITICAL = 3,
+} hwagent_thermal_t;
+
+/* ---- The compiled model (written by the compiler, read by the runtime) - */
+
+/** Bumped on any change of the structs below. */
+#define HWAGENT_MODEL_INFO_VERSION 1u
+
+/** Price of moving data from one backend to another. */
+typedef struct hwagent_link_info {
+  /** Copy bandwidth, bytes/s. */
+  double bandwidth;
+  /** f32 <-> f16 conversion throughput, bytes/s (0 = free). */
+  double convert_bandwidth;
+  /** Seconds of synchronization per program boundary. */
+  double sync;
+} hwagent_link_info_t;
+
+/** One hwagent.region of the compiled step. */
+typedef struct hwagent_region_info {
+  /** Structural hash of what the region computes (the profile's key). */
+  uint64_t key;
+  int64_t flops;
+  /** Bytes the region reads and writes. */
+  int64_t bytes;
+  /** The region's id (unique in the module). */
+  int32_t id;
+  /** Index of the program it belongs to. */
+  int32_t program;
+  /** Predicted seconds per backend inside a program (its launch and weight
+   *  handling are the program's); 0 where illegal. */
+  double predicted[HWAGENT_NUM_BACKENDS];
+  /** Bit b set: the region can run on backend b. */
+  uint32_t legal_mask;
+  uint32_t reserved;
+} hwagent_region_info_t;
+
+/** A program: a convex, connected set of regions placed on one backend,
+ *  compiled together and launched once. The runtime dispatches programs. */
+typedef struct hwagent_program_info {
+  /** Backend chosen at compile time. */
+  int32_t assigned;
+  /** Bit b set: the program has a variant on backend b. */
+  uint32_t legal_mask;
+  /** Its regions are regions[first_region .. first_region + num_regions). */
+  uint32_t first_region;
+  uint32_t num_regions;
+  /** Predicted seconds per execution on each backend, launch and weight
+   *  handling included; 0 where illegal. */
+  double predicted[HWAGENT_NUM_BACKENDS];
+  int64_t flops;
+  /** Bytes of weights the program holds (training: updated every step). */
+  int64_t weight_bytes;
+  /** hwagent_weight_update_t of its weights on each backend. */
+  int32_t weight_update[HWAGENT_NUM_BACKENDS];
+  uint32_t reserved;
+} hwagent_program_info_t;
+
+/** Data flowing from one program to another (-1: the host, which is the
+ *  CPU: function arguments and results). */
+typedef struct hwagent_edge_info {
+  int32_t from;
+  int32_t to;
+  /** Bytes that cross. */
+  int64_t bytes;
+  /** Of those, bytes of f32 data converted to f16 to or from the ANE. */
+  int64_t convert_bytes;
+} hwagent_edge_info_t;
+
+typedef struct hwagent_model_info {
+  /** HWAGENT_MODEL_INFO_VERSION. */
+  uint32_t version;
+  /** HWAGENT_NUM_BACKENDS as the compiler knew it. */
+  uint32_t num_backends;
+  uint32_t num_regions;
+  uint32_t num_programs;
+  uint32_t num_edges;
+  uint32_t reserved;
+  /** Name of the target the step was partitioned for. */
+  const char *target;
+  const hwagent_region_info_t *regions;
+  const hwagent_program_info_t *programs;
+  const hwagent_edge_info_t *edges;
+  /** links[from][to]; the diagonal is unused. */
+  hwagent_link_info_t links[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS];
+  /** Seconds to build a program's variant on a backend the first time. */
+  double compile[HWAGENT_NUM_BACKENDS];
+} hwagent_model_info_t;
+
+/* ---- Sessions ----------------------------------------------------------- */
+
 typedef struct hwagent_session hwagent_session_t;
 
 /** A re-partition the adaptive runtime is about to apply. */
 typedef struct hwagent_repartition {
   int64_t step;
-  uint32_t num_regions;
+  uint32_t num_programs;
   uint32_t reserved;
-  const int64_t *region_ids;
   const int32_t *old_backends;
   const int32_t *new_backends;
   /** Predicted step time (seconds) of the current and the new assignment. */
   double current_seconds;
   double proposed_seconds;
   const char *reason;
+  const void *reserved_ptr;
 } hwagent_repartition_t;
 
 /** Observes a re-partition; return nonzero to veto it. */
@@ -67,14 +204,16 @@ typedef struct hwagent_options {
   double sim_noise;
   /** Seed of the simulator's noise. */
   uint64_t seed;
-  /** JSON Lines file, one line per region execution (NULL = none). */
+  /** JSON Lines file, one line per program execution (NULL = none). */
   const char *log_path;
-  /** Chrome trace-event file (Perfetto, chrome://tracing) (NULL = none). */
+  /** Chrome trace-event file (Perfetto, chrome://tracing), streamed while
+   *  the session runs (NULL = none). */
   const char *trace_path;
-  /** Force every legal region onto this backend (-1 = the table's choice). */
+  /** Force every program onto this backend where it has a variant (-1 = the
+   *  compiler's choice). */
   int32_t force_backend;
-  /** Inject an ANE fault on this region id (-1 = none) ... */
-  int64_t fault_region;
+  /** Inject an ANE fault on this program (-1 = none) ... */
+  int64_t fault_program;
   /** ... at this step (-1 = every step). */
   int64_t fault_step;
   /** Scenario file scripting contention and thermal events (NULL = none);
@@ -85,7 +224,7 @@ typedef struct hwagent_options {
   /** 1: charge the CPU its predicted time too (deterministic evaluation;
    *  regret against the oracle needs it). */
   int32_t simulate_cpu;
-  /** Consider probing the least recently measured backend on one region
+  /** Consider probing the least recently measured backend on one program
    *  every N steps (0 = never). */
   int32_t explore_every;
   /** 1 (hwagent_options_init's default): a change in telemetry (a
@@ -94,68 +233,71 @@ typedef struct hwagent_options {
   int32_t use_telemetry;
   /** Steps a switch must pay off over (0 = 50). */
   double horizon;
-  /** Share of the predicted run time probes may cost, in [0, 1] (0 = 0.02): a probe
-   *  runs only when the credit accumulated at this rate covers its
-   *  predicted extra cost, so cheap probes are frequent and costly ones
-   *  rare (docs/adaptive.md). */
+  /** Share of the predicted run time probes may cost, in [0, 1] (0 = 0.02):
+   *  a probe runs only when the credit accumulated at this rate covers its
+   *  predicted extra cost (docs/adaptive.md). */
   double explore_budget;
   /** Write the measured profile here at destroy (NULL = none). */
   const char *profile_out;
   /** Called before each re-partition; may veto it. */
   hwagent_repartition_callback_t on_repartition;
   void *on_repartition_user;
+  /** Threads the CPU kernels may use (0 = all online CPUs). */
+  int32_t cpu_threads;
+  int32_t reserved;
 } hwagent_options_t;
 
-void hwagent_options_init(hwagent_options_t *options);
+HWAGENT_RT_API void hwagent_options_init(hwagent_options_t *options);
 
-/** Creates a session from the region table text generated code provides
- *  (its __hwagent_region_table function). */
-hwagent_status_t hwagent_session_create(const char *region_table,
-                                        const hwagent_options_t *options,
-                                        hwagent_session_t **session);
-/** Flushes logs and the trace, then frees the session. */
-void hwagent_session_destroy(hwagent_session_t *session);
-/** The message of the last failed call on `session` ("" if none). */
-const char *hwagent_session_last_error(const hwagent_session_t *session);
+/** Creates a session for a compiled model. On failure returns the status,
+ *  sets *session to NULL and hwagent_error_message() says why. */
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_create(const hwagent_model_info_t *model,
+                       const hwagent_options_t *options,
+                       hwagent_session_t **session);
+/** Flushes logs and the trace, writes the profile, frees the session.
+ *  Returns the first output error (the files could not be written). */
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_destroy(hwagent_session_t *session);
 
 /** The session generated code talks to (one per process at a time). */
-void hwagent_session_make_current(hwagent_session_t *session);
+HWAGENT_RT_API void hwagent_session_make_current(hwagent_session_t *session);
 
-/** Pins region `region` (its id in the table) to `backend` from now on;
- *  HWAGENT_INVALID_ARGUMENT when the region cannot run there. */
-hwagent_status_t hwagent_session_pin(hwagent_session_t *session, int64_t region,
-                                     int32_t backend);
+/** Pins program `program` (its index) to `backend` from now on;
+ *  HWAGENT_INVALID_ARGUMENT when it has no variant there. */
+HWAGENT_RT_API hwagent_status_t hwagent_session_pin(hwagent_session_t *session,
+                                                    int64_t program,
+                                                    int32_t backend);
 
 /** Marks the end of a training step; `loss` is logged. */
-hwagent_status_t hwagent_session_end_step(hwagent_session_t *session,
-                                          double loss);
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_end_step(hwagent_session_t *session, double loss);
+
+/** Flushes the log and the trace written so far (e.g. from a signal
+ *  handler's deferred work); HWAGENT_IO_ERROR when they cannot be written. */
+HWAGENT_RT_API hwagent_status_t hwagent_session_flush(hwagent_session_t *session);
 
 /* ---- Called by generated code (on the current session) ----------------- */
 
-/** The backend to run region `region` on (a hwagent_backend_t). */
-int32_t hwagent_rt_select(int64_t region);
-/** Brackets one execution of a region's variant. */
-void hwagent_rt_begin(int64_t region, int32_t backend);
+/** The backend to run program `program` on (a hwagent_backend_t). */
+HWAGENT_RT_API int32_t hwagent_rt_select(int64_t program);
+/** Brackets one execution of a program's variant. */
+HWAGENT_RT_API void hwagent_rt_begin(int64_t program, int32_t backend);
 /** Ends it; `nonfinite` != 0 when a result holds inf/NaN. Returns 1 when
  *  the execution failed and generated code must re-run the CPU variant. */
-int32_t hwagent_rt_end(int64_t region, int32_t backend, int32_t nonfinite);
+HWAGENT_RT_API int32_t hwagent_rt_end(int64_t program, int32_t backend,
+                                      int32_t nonfinite);
 
 /* ---- Telemetry ---------------------------------------------------------- */
 
-typedef enum hwagent_thermal {
-  HWAGENT_THERMAL_NOMINAL = 0,
-  HWAGENT_THERMAL_FAIR = 1,
-  HWAGENT_THERMAL_SERIOUS = 2,
-  HWAGENT_THERMAL_CRITICAL = 3,
-} hwagent_thermal_t;
-
 typedef struct hwagent_telemetry {
   /** Share of each backend used by others, in [0, 1]: the CPU's from
-   *  /proc/stat since the previous call (busy time of the whole machine),
-   *  the simulated backends' from the scenario's contention. */
+   *  /proc/stat since the previous reading (busy time of the whole
+   *  machine), the simulated backends' from a session's scenario. */
   double utilization[HWAGENT_NUM_BACKENDS];
-  /** From the scenario when it sets one, else from the hottest thermal zone
-   *  (>= 75 C fair, >= 85 C serious, >= 95 C critical), else nominal. */
+  /** A hwagent_thermal_t: from a session's scenario when it sets one, else
+   *  from the hottest thermal zone (>= 75 C fair, >= 85 C serious, >= 95 C
+   *  critical), else nominal. */
   int32_t thermal_state;
   int32_t thermal_zones;
   /** Hottest zone in degrees Celsius, -1 without zones. */
@@ -164,30 +306,61 @@ typedef struct hwagent_telemetry {
   int64_t free_memory_bytes;
 } hwagent_telemetry_t;
 
-hwagent_status_t hwagent_session_telemetry(hwagent_session_t *session,
-                                           hwagent_telemetry_t *telemetry);
+/** The host's telemetry, without a session (CPU utilization since the
+ *  previous call of this function). */
+HWAGENT_RT_API hwagent_status_t hwagent_telemetry_read(hwagent_telemetry_t *telemetry);
+/** The telemetry a session's adaptive loop sees (its scenario included). */
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_telemetry(hwagent_session_t *session,
+                          hwagent_telemetry_t *telemetry);
+
+/** One scripted event of a session's scenario. */
+typedef struct hwagent_scenario_event {
+  int64_t step;
+  /** The backend slowed down (-1: a thermal event). */
+  int32_t backend;
+  /** A hwagent_thermal_t for thermal events, -1 otherwise. */
+  int32_t thermal_state;
+  /** Time multiplier of `backend` from `step` on (>= 1). */
+  double slowdown;
+} hwagent_scenario_event_t;
+
+/** The session's scripted events in step order; returns their number
+ *  (writes at most `capacity`). */
+HWAGENT_RT_API uint32_t
+hwagent_session_scenario_events(const hwagent_session_t *session,
+                                hwagent_scenario_event_t *events,
+                                uint32_t capacity);
 
 /* ---- Statistics ------------------------------------------------------- */
 
-typedef struct hwagent_region_stats {
-  int64_t region_id;
+typedef struct hwagent_program_stats {
+  int64_t program;
   int64_t executions[HWAGENT_NUM_BACKENDS];
-  /** Seconds per backend: measured on the CPU, simulated on the ANE/GPU. */
+  /** Seconds per backend: measured on the CPU (unless simulate_cpu),
+   *  simulated on the ANE/GPU. */
   double seconds[HWAGENT_NUM_BACKENDS];
   /** ANE executions that failed and were re-run on the CPU. */
   int64_t faults;
-} hwagent_region_stats_t;
+} hwagent_program_stats_t;
 
 typedef struct hwagent_step_stats {
   int64_t steps;
   /** Wall time of the last step on this machine (simulators included). */
   double last_wall_seconds;
-  /** The last step as the target would run it: measured CPU regions plus
-   *  simulated ANE/GPU regions. */
+  /** The last step as the target would run it: measured CPU programs plus
+   *  simulated ANE/GPU programs. */
   double last_step_seconds;
   /** Share of last_step_seconds per backend. */
   double share[HWAGENT_NUM_BACKENDS];
+  /** Faults in the last step. */
   int64_t faults;
+  /** Program launches in the last step. */
+  int64_t launches;
+  /** 1 when the CPU share was measured here, 0 when simulate_cpu charged
+   *  the CPU its predicted time. */
+  int32_t cpu_measured;
+  int32_t reserved;
 } hwagent_step_stats_t;
 
 /** Adaptive evaluation (with simulate_cpu): seconds summed over the steps
@@ -203,39 +376,55 @@ typedef struct hwagent_regret {
   double best_fixed_seconds;
 } hwagent_regret_t;
 
-hwagent_status_t hwagent_session_regret(const hwagent_session_t *session,
-                                        hwagent_regret_t *regret);
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_regret(const hwagent_session_t *session,
+                       hwagent_regret_t *regret);
 /** Steps at which re-partitions were applied; returns their number (writes
  *  at most `capacity`). */
-uint32_t hwagent_session_switch_steps(const hwagent_session_t *session,
-                                      int64_t *steps, uint32_t capacity);
+HWAGENT_RT_API uint32_t
+hwagent_session_switch_steps(const hwagent_session_t *session, int64_t *steps,
+                             uint32_t capacity);
 
-uint32_t hwagent_session_num_regions(const hwagent_session_t *session);
-hwagent_status_t hwagent_session_region_stats(const hwagent_session_t *session,
-                                              uint32_t index,
-                                              hwagent_region_stats_t *stats);
-hwagent_status_t hwagent_session_step_stats(const hwagent_session_t *session,
-                                            hwagent_step_stats_t *stats);
+HWAGENT_RT_API uint32_t
+hwagent_session_num_programs(const hwagent_session_t *session);
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_program_stats(const hwagent_session_t *session, uint32_t index,
+                              hwagent_program_stats_t *stats);
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_step_stats(const hwagent_session_t *session,
+                           hwagent_step_stats_t *stats);
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-/* Layouts shared with generated code and other compilers must not drift. */
+/* Layouts shared with generated code and other compilers must not drift.
+ * The compiler emits the model structs as LLVM constants of the same
+ * layout (hwagent-lower-to-runtime); these checks pin it. */
 #ifdef __cplusplus
-static_assert(sizeof(hwagent_region_stats_t) == 64, "hwagent_region_stats_t");
-static_assert(sizeof(hwagent_step_stats_t) == 56, "hwagent_step_stats_t");
-static_assert(sizeof(hwagent_backend_t) == 4, "enum size");
-static_assert(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
-static_assert(sizeof(hwagent_repartition_t) == 64, "hwagent_repartition_t");
-static_assert(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
+#define HWAGENT_RT_STATIC_ASSERT static_assert
 #else
-_Static_assert(sizeof(hwagent_region_stats_t) == 64, "hwagent_region_stats_t");
-_Static_assert(sizeof(hwagent_step_stats_t) == 56, "hwagent_step_stats_t");
-_Static_assert(sizeof(hwagent_backend_t) == 4, "enum size");
-_Static_assert(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
-_Static_assert(sizeof(hwagent_repartition_t) == 64, "hwagent_repartition_t");
-_Static_assert(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
+#define HWAGENT_RT_STATIC_ASSERT _Static_assert
 #endif
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_backend_t) == 4, "enum size");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_link_info_t) == 24, "hwagent_link_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_region_info_t) == 64, "hwagent_region_info_t");
+HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_region_info_t, predicted) == 32,
+                         "hwagent_region_info_t.predicted");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 72, "hwagent_program_info_t");
+HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_program_info_t, flops) == 40,
+                         "hwagent_program_info_t.flops");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24, "hwagent_edge_info_t");
+HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
+                         "hwagent_model_info_t.links");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) == 56 + 24 * 9 + 8 * 3,
+                         "hwagent_model_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 64, "hwagent_program_stats_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 72, "hwagent_step_stats_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_scenario_event_t) == 24, "hwagent_scenario_event_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_repartition_t) == 64, "hwagent_repartition_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
+#undef HWAGENT_RT_STATIC_ASSERT
 
 #endif /* HWAGENT_RT_HWAGENT_RT_H */

@@ -60,77 +60,6 @@ func.func @f() attributes {a = #hwagent.costs<cpu = 1.0, cpu = 2.0>} { return }
 
 // -----
 
-// expected-error @+1 {{device 'ane': 'peak_flops' must be positive, got 0}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 0.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'ane': 'ramp_flops' must be positive, got -1}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = -1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'ane': 'ramp_exponent' must be in (0, 1], got 1.5}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 1.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'cpu': 'bandwidth' must be positive, got 0}}
-func.func @f() attributes {a = #hwagent.device<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 0.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'cpu': 'dispatch' must be non-negative, got -1}}
-func.func @f() attributes {a = #hwagent.device<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = -1.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'cpu': 'sram_bytes' must be non-negative, got -1}}
-func.func @f() attributes {a = #hwagent.device<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = -1, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'ane': 'spill_factor' must be at least 1, got 5.000000e-01}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 0.5, compile = 0.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'ane': 'compile' must be non-negative, got -2}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = -2.0, max_dim = 0, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'ane': 'max_dim' must be non-negative, got -5}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = -5, max_rank = 0>} { return }
-
-// -----
-
-// expected-error @+1 {{device 'ane': 'max_rank' must be non-negative, got -1}}
-func.func @f() attributes {a = #hwagent.device<backend = ane, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = -1>} { return }
-
-// -----
-
-// expected-error @+1 {{target needs a name}}
-func.func @f() attributes {a = #hwagent.target<"", transfer_bandwidth = 1.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
-
-// -----
-
-// expected-error @+1 {{target 't' describes backend 'cpu' twice}}
-func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>, <backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
-
-// -----
-
-// expected-error @+1 {{target 't': 'transfer_bandwidth' must be positive, got 0}}
-func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
-
-// -----
-
-// expected-error @+1 {{target 't': 'sync' must be non-negative, got -1}}
-func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = -1.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>]>} { return }
-
-
-// -----
-
 // expected-error @+1 {{link from cpu to itself}}
 func.func @f() attributes {a = #hwagent.link<from = cpu, to = cpu, bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0>} { return }
 
@@ -149,10 +78,6 @@ func.func @f() attributes {a = #hwagent.link<from = ane, to = gpu, bandwidth = 1
 // expected-error @+1 {{link cpu -> ane: 'bandwidth' must be positive, got 0}}
 func.func @f() attributes {a = #hwagent.link<from = cpu, to = ane, bandwidth = 0.0, convert_bandwidth = 0.0, sync = 0.0>} { return }
 
-// -----
-
-// expected-error @+1 {{target 't' prices the link cpu -> gpu twice}}
-func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, sync = 0.0, devices = [<backend = cpu, peak_flops = 1.0, ramp_flops = 1.0, ramp_exponent = 0.5, bandwidth = 1.0, dispatch = 0.0, sram_bytes = 0, spill_factor = 1.0, compile = 0.0, max_dim = 0, max_rank = 0>], links = [<from = cpu, to = gpu, bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0>, <from = cpu, to = gpu, bandwidth = 2.0, convert_bandwidth = 0.0, sync = 0.0>]>} { return }
 // -----
 
 func.func @f() {
@@ -332,3 +257,141 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = hwagent.transfer %x from cpu to npu : tensor<4xf32> -> tensor<4xf32>
   return %t : tensor<4xf32>
 }
+// -----
+
+// expected-error @+1 {{target 't': backends[0].peak_flops.f32: must be positive}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 0.0 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].ramp_flops: must be positive}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = -1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].ramp_exponent: must be in (0, 1]}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.5, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].bandwidth: must be positive}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 0.0, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].launch: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = -1.0, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].sram_bytes: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = -1, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].spill_factor: must be at least 1}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = ane, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 0.5, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].compile: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = ane, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = -2.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].max_dim: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = ane, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = -5, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].threads: must be at least 1}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 0, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': device 'cpu': weight_updates: unknown name 'bake'}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = ["bake"], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': device 'cpu': op_kinds: unknown name 'attention'}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = ["attention"], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[0].compute_type: expected f16, bf16 or f32, got 'f8'}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "f8", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target '': name: must not be empty}}
+func.func @f() attributes {a = #hwagent.target<"", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': backends[1].backend: backend 'cpu' is described twice}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>, <backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': default_link.bandwidth: must be positive}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 0.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': default_link.sync: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = -1.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': links[1]: the pair is described twice}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>], links = [<from = cpu, to = gpu, bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0>, <from = cpu, to = gpu, bandwidth = 2.0, convert_bandwidth = 0.0, sync = 0.0>]>} { return }
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{is in a program but has no backend}}
+  %r = hwagent.region 0 program 0 (%a = %x : tensor<4xf32>) -> (tensor<4xf32>) {
+    hwagent.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{program starts here}}
+  %r = hwagent.region 0 program 0 (%a = %x : tensor<4xf32>) -> (tensor<4xf32>) attributes {backend = #hwagent.backend<cpu>} {
+    hwagent.yield %a : tensor<4xf32>
+  }
+  // expected-error @+1 {{is in program 0 but not on the backend of its other regions}}
+  %s = hwagent.region 1 program 0 (%a = %r : tensor<4xf32>) -> (tensor<4xf32>) attributes {backend = #hwagent.backend<ane>} {
+    hwagent.yield %a : tensor<4xf32>
+  }
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{program 3 is placed on 'ane' but its costs give no legal time there}}
+func.func @f() attributes {a = #hwagent.program<id = 3, backend = ane, regions = [0], costs = <cpu = 1.0, ane = illegal "loop">, weights = none, weight_bytes = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{program 3 has no regions}}
+func.func @f() attributes {a = #hwagent.program<id = 3, backend = cpu, regions = [], costs = <cpu = 1.0>, weights = none, weight_bytes = 0>} { return }
+
+// -----
+
+// expected-error @+1 {{'hwagent.programs' must be an array of #hwagent.program}}
+func.func @f() attributes {hwagent.programs = [1]} { return }
+
+// -----
+
+// expected-error @+1 {{'hwagent.target' must be a #hwagent.target}}
+module attributes {hwagent.target = "apple-m4"} {}
+
+// -----
+
+// expected-error @+1 {{cost terms of backend 'cpu' must be finite and non-negative, got -1}}
+func.func @f() attributes {a = #hwagent.costs<cpu = 1.0 terms <compute = -1.0, input_compute = 0.0, memory = 0.0, region_launch = 0.0, flops = 0, weight_bytes = 0, spilled = false, telemetry = 1.0>>} { return }

@@ -1,0 +1,194 @@
+//===- ModelInfo.cpp - the model table as constant LLVM globals -----------===//
+//
+// Each array of the table becomes a constant global whose LLVM type has the
+// layout of the runtime's C struct (hwagent_rt.h); the static_asserts below
+// and those in the header pin the field order this file writes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerToRuntime.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <cstddef>
+
+using namespace mlir;
+using namespace mlir::hwagent;
+
+static_assert(offsetof(hwagent_region_info_t, key) == 0 &&
+                  offsetof(hwagent_region_info_t, flops) == 8 &&
+                  offsetof(hwagent_region_info_t, bytes) == 16 &&
+                  offsetof(hwagent_region_info_t, id) == 24 &&
+                  offsetof(hwagent_region_info_t, program) == 28 &&
+                  offsetof(hwagent_region_info_t, predicted) == 32 &&
+                  offsetof(hwagent_region_info_t, legal_mask) == 56,
+              "region layout emitted below");
+static_assert(offsetof(hwagent_program_info_t, predicted) == 16 &&
+                  offsetof(hwagent_program_info_t, weight_update) == 56,
+              "program layout emitted below");
+static_assert(offsetof(hwagent_edge_info_t, bytes) == 8 &&
+                  offsetof(hwagent_edge_info_t, convert_bytes) == 16,
+              "edge layout emitted below");
+static_assert(offsetof(hwagent_model_info_t, target) == 24 &&
+                  offsetof(hwagent_model_info_t, compile) == 272,
+              "model layout emitted below");
+
+namespace {
+/// Builds the LLVM types and constant attributes of the C structs.
+struct Emitter {
+  explicit Emitter(MLIRContext *ctx) : ctx(ctx), b(ctx) {
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+    f64 = b.getF64Type();
+    ptr = LLVM::LLVMPointerType::get(ctx);
+    doubles = LLVM::LLVMArrayType::get(f64, HWAGENT_NUM_BACKENDS);
+    ints = LLVM::LLVMArrayType::get(i32, HWAGENT_NUM_BACKENDS);
+    link = LLVM::LLVMStructType::getLiteral(ctx, {f64, f64, f64});
+    region = LLVM::LLVMStructType::getLiteral(
+        ctx, {i64, i64, i64, i32, i32, doubles, i32, i32});
+    program = LLVM::LLVMStructType::getLiteral(
+        ctx, {i32, i32, i32, i32, doubles, i64, i64, ints, i32});
+    edge = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i64, i64});
+    linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
+    linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
+    model = LLVM::LLVMStructType::getLiteral(
+        ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
+              doubles});
+  }
+
+  Attribute i32Attr(int64_t v) { return b.getIntegerAttr(i32, v); }
+  Attribute i64Attr(int64_t v) { return b.getIntegerAttr(i64, v); }
+  Attribute f64Attr(double v) { return b.getFloatAttr(f64, v); }
+  template <typename T, typename Fn> Attribute array(const T *values, Fn fn) {
+    SmallVector<Attribute> items;
+    for (int i = 0; i < HWAGENT_NUM_BACKENDS; ++i)
+      items.push_back(fn(values[i]));
+    return b.getArrayAttr(items);
+  }
+
+  Attribute regionAttr(const hwagent_region_info_t &r) {
+    return b.getArrayAttr(
+        {i64Attr(int64_t(r.key)), i64Attr(r.flops), i64Attr(r.bytes),
+         i32Attr(r.id), i32Attr(r.program),
+         array(r.predicted, [&](double v) { return f64Attr(v); }),
+         i32Attr(r.legal_mask), i32Attr(0)});
+  }
+  Attribute programAttr(const hwagent_program_info_t &p) {
+    return b.getArrayAttr(
+        {i32Attr(p.assigned), i32Attr(p.legal_mask), i32Attr(p.first_region),
+         i32Attr(p.num_regions),
+         array(p.predicted, [&](double v) { return f64Attr(v); }),
+         i64Attr(p.flops), i64Attr(p.weight_bytes),
+         array(p.weight_update, [&](int32_t v) { return i32Attr(v); }),
+         i32Attr(0)});
+  }
+  Attribute edgeAttr(const hwagent_edge_info_t &e) {
+    return b.getArrayAttr({i32Attr(e.from), i32Attr(e.to), i64Attr(e.bytes),
+                           i64Attr(e.convert_bytes)});
+  }
+
+  MLIRContext *ctx;
+  Builder b;
+  Type i32, i64, f64, ptr, doubles, ints, link, region, program, edge, linkRow,
+      linkTable, model;
+};
+} // namespace
+
+/// A constant global array of `type` with one element per attribute; null
+/// when empty (the table then holds a null pointer).
+static LLVM::GlobalOp emitArray(OpBuilder &builder, Location loc,
+                                StringRef name, Type type,
+                                ArrayRef<Attribute> elements) {
+  if (elements.empty())
+    return {};
+  auto arrayType = LLVM::LLVMArrayType::get(type, elements.size());
+  return LLVM::GlobalOp::create(builder, loc, arrayType, /*isConstant=*/true,
+                                LLVM::Linkage::Internal, name,
+                                builder.getArrayAttr(elements));
+}
+
+void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
+  MLIRContext *ctx = module.getContext();
+  Emitter e(ctx);
+  Location loc = module.getLoc();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+
+  SmallVector<Attribute> regions, programs, edges;
+  for (const hwagent_region_info_t &r : table.regions)
+    regions.push_back(e.regionAttr(r));
+  for (const hwagent_program_info_t &p : table.programs)
+    programs.push_back(e.programAttr(p));
+  for (const hwagent_edge_info_t &edge : table.edges)
+    edges.push_back(e.edgeAttr(edge));
+  LLVM::GlobalOp regionsGlobal =
+      emitArray(builder, loc, "__hwagent_regions", e.region, regions);
+  LLVM::GlobalOp programsGlobal =
+      emitArray(builder, loc, "__hwagent_programs", e.program, programs);
+  LLVM::GlobalOp edgesGlobal =
+      emitArray(builder, loc, "__hwagent_edges", e.edge, edges);
+  std::string name = table.target;
+  name.push_back('\0');
+  auto nameType = LLVM::LLVMArrayType::get(e.b.getI8Type(), name.size());
+  LLVM::GlobalOp::create(builder, loc, nameType, /*isConstant=*/true,
+                         LLVM::Linkage::Internal, "__hwagent_target_name",
+                         builder.getStringAttr(name));
+
+  // The model: scalars, pointers to the arrays, links and compile times.
+  auto modelGlobal = LLVM::GlobalOp::create(
+      builder, loc, e.model, /*isConstant=*/true, LLVM::Linkage::Internal,
+      "__hwagent_model", Attribute());
+  Block *init = builder.createBlock(&modelGlobal.getInitializerRegion());
+  OpBuilder ib = OpBuilder::atBlockEnd(init);
+  Value model = LLVM::UndefOp::create(ib, loc, e.model);
+  int64_t field = 0;
+  auto insert = [&](Value value) {
+    model = LLVM::InsertValueOp::create(ib, loc, model, value, field++);
+  };
+  auto constant = [&](Type type, Attribute value) {
+    return LLVM::ConstantOp::create(ib, loc, type, value).getResult();
+  };
+  for (int64_t v : {int64_t(HWAGENT_MODEL_INFO_VERSION),
+                    int64_t(HWAGENT_NUM_BACKENDS), int64_t(table.regions.size()),
+                    int64_t(table.programs.size()), int64_t(table.edges.size()),
+                    int64_t(0)})
+    insert(constant(e.i32, e.i32Attr(v)));
+  auto address = [&](LLVM::GlobalOp global, StringRef symbol) -> Value {
+    if (!global && symbol.empty())
+      return LLVM::ZeroOp::create(ib, loc, e.ptr);
+    return LLVM::AddressOfOp::create(ib, loc, e.ptr, symbol);
+  };
+  insert(address({}, "__hwagent_target_name"));
+  insert(regionsGlobal ? address(regionsGlobal, "__hwagent_regions")
+                       : address({}, ""));
+  insert(programsGlobal ? address(programsGlobal, "__hwagent_programs")
+                        : address({}, ""));
+  insert(edgesGlobal ? address(edgesGlobal, "__hwagent_edges")
+                     : address({}, ""));
+  // The links and compile times, element by element (llvm.mlir.constant
+  // takes no nested arrays).
+  int64_t linksField = field++;
+  for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+      const hwagent_link_info_t &l = table.links[a][b];
+      double values[] = {l.bandwidth, l.convert_bandwidth, l.sync};
+      for (int64_t f = 0; f < 3; ++f)
+        model = LLVM::InsertValueOp::create(
+            ib, loc, model, constant(e.f64, e.f64Attr(values[f])),
+            ArrayRef<int64_t>{linksField, a, b, f});
+    }
+  int64_t compileField = field++;
+  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+    model = LLVM::InsertValueOp::create(
+        ib, loc, model, constant(e.f64, e.f64Attr(table.compile[b])),
+        ArrayRef<int64_t>{compileField, b});
+  LLVM::ReturnOp::create(ib, loc, model);
+
+  // The accessor generated code and drivers call.
+  builder.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(builder, loc, "__hwagent_model_info",
+                                 builder.getFunctionType({}, {e.ptr}));
+  OpBuilder body = OpBuilder::atBlockEnd(fn.addEntryBlock());
+  Value pointer = LLVM::AddressOfOp::create(body, loc, e.ptr, "__hwagent_model");
+  func::ReturnOp::create(body, loc, pointer);
+}

@@ -1,0 +1,57 @@
+//===- RegionFormation.h - cluster ops into hwagent.region ------*- C++ -*-===//
+//
+// Cuts a function into convex regions around compute anchors, fusing the
+// elementwise and data-movement ops around them the way IREE forms dispatch
+// regions. The clustering works on the def-use DAG of one block; every merge
+// keeps the quotient graph acyclic, which is exactly the condition for every
+// region to be convex (no use-def path leaves a region and comes back).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_TRANSFORMS_REGIONFORMATION_H
+#define HWAGENT_TRANSFORMS_REGIONFORMATION_H
+
+#include "mlir/Support/LLVM.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <cstdint>
+
+namespace mlir::hwagent {
+
+class WorkloadProfiler;
+
+enum class Granularity {
+  /// One region per op.
+  PerOp,
+  /// One region per compute anchor with the elementwise/data-movement ops
+  /// around it; chains of elementwise ops without an anchor fuse together.
+  Fused,
+  /// One region per contraction (conv, depthwise, matmul) with everything up
+  /// to the next contraction (normalization, activation, pooling).
+  PerLayer,
+};
+
+/// Parses "per-op", "fused" or "per-layer".
+std::optional<Granularity> parseGranularity(StringRef name);
+
+struct RegionFormationOptions {
+  Granularity granularity = Granularity::Fused;
+  /// Most ops (constants and tensor.empty excluded) in one region; 0 = no cap.
+  unsigned maxOpsPerRegion = 0;
+};
+
+struct RegionFormationStats {
+  unsigned regionsFormed = 0;
+  unsigned opsClustered = 0;
+};
+
+/// Forms regions in every block of `function` (not inside nested ops: a loop
+/// is one region with its body). Existing hwagent.region ops are kept and
+/// never merged; new ids continue after the largest existing one.
+FailureOr<RegionFormationStats>
+formRegions(FunctionOpInterface function, WorkloadProfiler &profiler,
+            const RegionFormationOptions &options);
+
+} // namespace mlir::hwagent
+
+#endif // HWAGENT_TRANSFORMS_REGIONFORMATION_H

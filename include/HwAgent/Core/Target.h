@@ -1,0 +1,174 @@
+//===- Target.h - hardware descriptions of heterogeneous chips --*- C++ -*-===//
+//
+// What the cost model knows of a chip: each backend's device model and the
+// links between backends. Built-in targets are C++ data (BuiltinTargets.cpp,
+// every value sourced in docs/targets.md); user targets come from JSON
+// (HwAgent/Config/TargetFile.h); the compiler carries a target losslessly in
+// `#hwagent.target`. No LLVM, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_CORE_TARGET_H
+#define HWAGENT_CORE_TARGET_H
+
+#include "HwAgent/Core/Vocabulary.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hwcore {
+
+/// The device model of one backend (docs/cost-model.md). A program (a
+/// convex, connected set of regions launched once) on this backend costs
+///
+///   launch + regions x regionLaunch + weight handling
+///     + max(compute / util(program FLOPs), memory)        (x telemetry)
+///
+/// where compute sums each region's FLOPs at the backend's peak for the
+/// region's element type, scaled by the efficiency of its kind of work.
+struct BackendDescription {
+  BackendKind kind = BackendKind::cpu;
+  /// No such device on this machine: its times are the model's (the ANE on
+  /// Linux).
+  bool simulated = false;
+
+  // Compute.
+  /// Peak FLOP/s per compute element type ("f32", "f16", ...); "default"
+  /// applies to types not listed. For a CPU: what the cores used reach on
+  /// their vector units.
+  std::map<std::string, double> peakFlops;
+  /// Matrix unit (AMX/SME) FLOP/s for matmul-class work, shared by the
+  /// cores (0 = none): matmuls run at the larger of this and the vector
+  /// peak.
+  double matrixFlops = 0;
+  /// Share of the peak each kind of work reaches (absent = 1).
+  std::map<WorkKind, double> kindEfficiency;
+  /// Utilization ramp: util = min(1, (F / rampFlops) ^ rampExponent) for F
+  /// FLOPs of work (deep programs amortize the pipeline's fill).
+  double rampFlops = 1.0;
+  double rampExponent = 1.0;
+  /// The ramp applies to a program's FLOPs (a backend that streams a whole
+  /// program: ANE, GPU command buffers) rather than to each region's.
+  bool programRamp = false;
+  /// The element type the backend computes in ("" = as written; "f16" for
+  /// the ANE, which has an fp16 datapath only).
+  std::string computeType;
+
+  // Memory.
+  /// Memory bandwidth the backend attains, bytes/s.
+  double bandwidth = 1.0;
+  /// Intermediates between the regions of a program stay on chip (the
+  /// ANE): only data crossing the program's boundary (and streamed
+  /// weights) moves through memory. Otherwise every region reads and
+  /// writes its operands.
+  bool fusedMemory = false;
+  /// On-chip memory (0 = none) and the slow-down of a region whose working
+  /// set (operands and weights) exceeds it.
+  int64_t sramBytes = 0;
+  double spillFactor = 1.0;
+
+  // Launches.
+  /// Seconds per program launch (for the ANE the host round trip).
+  double launch = 0.0;
+  /// Seconds per region (kernel) inside a program.
+  double regionLaunch = 0.0;
+
+  // Weights that change every step (training).
+  /// How the backend can take new weights every step; empty = it reads
+  /// weights as ordinary data at no extra cost.
+  std::vector<WeightUpdate> weightUpdates;
+  /// Contraction throughput with weights passed as inputs, relative to
+  /// weights baked into the program (1 = no penalty).
+  double inputWeightEfficiency = 1.0;
+  /// Seconds to compile a program, plus per byte of weights it holds.
+  double compile = 0.0;
+  double compilePerByte = 0.0;
+  /// Seconds to reload a compiled program's weights in place, plus per
+  /// byte of weights.
+  double reload = 0.0;
+  double reloadPerByte = 0.0;
+  /// Most weight bytes one program can have baked in (0 = no limit):
+  /// beyond it only weights as inputs work.
+  int64_t maxWeightBytes = 0;
+  /// Compiles one process can do (0 = unlimited), and the seconds of the
+  /// restart that resets the count.
+  int64_t maxCompiles = 0;
+  double restart = 0.0;
+
+  // CPU threading.
+  /// Cores the backend's work spreads over, and the scaling of the vector
+  /// throughput with them: speedup = threads ^ parallelExponent.
+  int64_t threads = 1;
+  double parallelExponent = 1.0;
+
+  // Legality.
+  /// Compiles static shapes only (a dynamic dimension makes it illegal).
+  bool staticShapes = false;
+  /// Largest extent per axis (0 = unlimited) and largest rank of a
+  /// contraction (0 = unlimited).
+  int64_t maxDim = 0;
+  int64_t maxRank = 0;
+  /// Work kinds the backend executes; empty = all.
+  std::vector<WorkKind> opKinds;
+  /// Element types it accepts ("f16", "f32", "i8", ...); empty = all.
+  std::vector<std::string> elementTypes;
+
+  /// Peak FLOP/s computing in `type`, before kind efficiency and threads.
+  double peakFor(const std::string &type) const;
+  /// Efficiency of `kind` (1 when not listed).
+  double efficiencyOf(WorkKind kind) const;
+  /// Vector throughput speedup of the threads used.
+  double threadSpeedup() const;
+  bool supports(WeightUpdate mode) const;
+  bool runs(WorkKind kind) const;
+};
+
+/// Price of moving data from one backend to another.
+struct LinkDescription {
+  BackendKind from = BackendKind::cpu;
+  BackendKind to = BackendKind::cpu;
+  /// Copy bandwidth in bytes/s.
+  double bandwidth = 1.0;
+  /// f32 <-> f16 conversion throughput in bytes/s (0 = free).
+  double convertBandwidth = 0.0;
+  /// Seconds of synchronization per program boundary.
+  double sync = 0.0;
+};
+
+/// Seconds to move `bytes` across `link`, `convertBytes` of them converted
+/// between f32 and f16, one synchronization included. Shared by the
+/// compiler's partitioner and the runtime.
+double linkCost(const LinkDescription &link, int64_t bytes,
+                int64_t convertBytes);
+
+struct TargetDescription {
+  std::string name;
+  std::string description;
+  std::vector<BackendDescription> backends;
+  /// Ordered pairs with a price of their own.
+  std::vector<LinkDescription> links;
+  /// Used for pairs without their own link.
+  LinkDescription defaultLink;
+
+  const BackendDescription *lookup(BackendKind kind) const;
+  /// The link from `from` to `to` (the default when not listed).
+  LinkDescription link(BackendKind from, BackendKind to) const;
+};
+
+/// Names of the built-in targets.
+std::vector<std::string> builtinTargetNames();
+
+/// A built-in target by name (apple-m1, apple-m2-pro, apple-m4,
+/// apple-m4-max, host); nullopt for an unknown name.
+std::optional<TargetDescription> getBuiltinTarget(const std::string &name);
+
+/// Checks a description's values (positive peaks and bandwidths, ramp
+/// exponent in (0, 1], ...); returns "" or "<field>: <what is wrong>".
+std::string validateTarget(const TargetDescription &target);
+
+} // namespace hwcore
+
+#endif // HWAGENT_CORE_TARGET_H

@@ -1,0 +1,196 @@
+//===- BuiltinTargets.cpp - named hardware targets ------------------------===//
+//
+// Every number is sourced in docs/targets.md: a row of the calibration set
+// (docs/ane-facts.md) or another published measurement where one exists,
+// vendor figures or arithmetic on them otherwise ("derived"), and modeling
+// choices marked as such. The validation program (bench/validate_device_model.py)
+// compares the predictions these give with the published measurements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HwAgent/Core/Target.h"
+
+#include <cassert>
+
+using namespace hwcore;
+
+namespace {
+
+/// What differs between the Apple chips.
+struct AppleChip {
+  const char *name;
+  const char *description;
+  // ANE.
+  double anePeak;        ///< fp16 FLOP/s of a deep constant-weight program
+  double aneRampFlops;   ///< program-level ramp
+  double aneBandwidth;   ///< attainable by the ANE, B/s
+  double aneLaunch;      ///< per program, s
+  double aneCompilePerByte;
+  // CPU.
+  double cpuCoreFlops;   ///< fp32 NEON FLOP/s of one performance core
+  double cpuMatrixFlops; ///< AMX/SME sgemm through Accelerate
+  int64_t cpuCores;      ///< performance cores
+  // GPU.
+  double gpuFlops;       ///< fp32 (= fp16 rate) FLOP/s
+  // SoC.
+  double dramBandwidth;  ///< B/s
+};
+
+constexpr AppleChip kAppleChips[] = {
+    {"apple-m1",
+     "Apple M1: 16-core ANE, 4 P-cores with AMX, 8-core GPU, 68 GB/s", 3.3e12,
+     1.8e10, 6.1e10, 2.1e-4, 2.4e-8, 1.02e11, 1.4e12, 4, 2.6e12, 6.8e10},
+    {"apple-m2-pro",
+     "Apple M2 Pro: 16-core ANE, 8 P-cores with AMX, 19-core GPU, 200 GB/s",
+     4.7e12, 1.8e10, 1.0e11, 2.0e-4, 2.4e-8, 1.12e11, 1.4e12, 8, 6.8e12,
+     2.0e11},
+    {"apple-m4",
+     "Apple M4: 16-core ANE, 4 P-cores with SME, 10-core GPU, 120 GB/s",
+     1.86e13, 3.5e9, 6.4e10, 1.0e-4, 1.0e-8, 1.41e11, 1.5e12, 4, 2.9e12,
+     1.0e11},
+    {"apple-m4-max",
+     "Apple M4 Max: 16-core ANE, 12 P-cores with SME, 40-core GPU, 546 GB/s",
+     1.86e13, 3.5e9, 1.19e11, 2.0e-4, 1.0e-8, 1.44e11, 1.5e12, 12, 1.16e13,
+     5.46e11},
+};
+
+const std::vector<WorkKind> kAcceleratorKinds = {
+    WorkKind::conv,      WorkKind::depthwise,     WorkKind::matmul,
+    WorkKind::elementwise, WorkKind::reduction,   WorkKind::normalization,
+    WorkKind::pooling,   WorkKind::data_movement};
+
+BackendDescription appleAne(const AppleChip &chip) {
+  BackendDescription b;
+  b.kind = BackendKind::ane;
+  b.simulated = true;
+  b.computeType = "f16";
+  b.peakFlops = {{"f16", chip.anePeak}};
+  // A single GEMM tops out near 5.4 of the M4's 18.6 TFLOP/s; depthwise
+  // convolutions use a fraction of the MAC array (modeling choice).
+  b.kindEfficiency = {{WorkKind::matmul, 0.3}, {WorkKind::depthwise, 0.25}};
+  b.rampFlops = chip.aneRampFlops;
+  b.rampExponent = 0.38;
+  b.programRamp = true;
+  b.bandwidth = chip.aneBandwidth;
+  b.fusedMemory = true;
+  b.sramBytes = 32ll << 20;
+  b.spillFactor = 1.4;
+  b.launch = chip.aneLaunch;
+  b.regionLaunch = 1.0e-6;
+  b.weightUpdates = {WeightUpdate::input, WeightUpdate::recompile,
+                     WeightUpdate::reload};
+  b.inputWeightEfficiency = 0.5;
+  b.compile = 0.011;
+  b.compilePerByte = chip.aneCompilePerByte;
+  b.reloadPerByte = 1.6e-9;
+  b.maxWeightBytes = 2ll << 30;
+  b.maxCompiles = 119;
+  b.restart = 1.0;
+  b.staticShapes = true;
+  b.maxDim = 16384;
+  b.maxRank = 4;
+  b.opKinds = kAcceleratorKinds;
+  b.elementTypes = {"f16", "f32"};
+  return b;
+}
+
+BackendDescription appleCpu(const AppleChip &chip) {
+  BackendDescription b;
+  b.kind = BackendKind::cpu;
+  b.peakFlops = {{"f32", chip.cpuCoreFlops},
+                 {"f16", 2 * chip.cpuCoreFlops},
+                 {"default", chip.cpuCoreFlops}};
+  b.matrixFlops = chip.cpuMatrixFlops;
+  b.kindEfficiency = {{WorkKind::conv, 0.85}, {WorkKind::depthwise, 0.4}};
+  b.rampFlops = 4.0e9;
+  b.rampExponent = 0.08;
+  b.bandwidth = chip.dramBandwidth;
+  b.launch = 5.0e-6;
+  b.regionLaunch = 1.0e-6;
+  b.threads = chip.cpuCores;
+  b.parallelExponent = 0.52;
+  return b;
+}
+
+BackendDescription appleGpu(const AppleChip &chip) {
+  BackendDescription b;
+  b.kind = BackendKind::gpu;
+  b.simulated = true;
+  b.peakFlops = {{"f32", chip.gpuFlops},
+                 {"f16", chip.gpuFlops},
+                 {"default", chip.gpuFlops / 2}};
+  b.rampFlops = 4.0e9;
+  b.rampExponent = 0.65;
+  b.programRamp = true;
+  b.bandwidth = chip.dramBandwidth;
+  b.launch = 5.0e-4;
+  b.regionLaunch = 3.0e-5;
+  b.staticShapes = false;
+  b.opKinds = kAcceleratorKinds;
+  b.elementTypes = {"f16", "f32", "i32", "i16", "i8", "i1"};
+  return b;
+}
+
+TargetDescription appleTarget(const AppleChip &chip) {
+  TargetDescription t;
+  t.name = chip.name;
+  t.description = chip.description;
+  t.backends = {appleAne(chip), appleCpu(chip), appleGpu(chip)};
+  // Between any two backends: unified memory, f32<->f16 conversion at half
+  // the bandwidth (it reads and writes), and a small synchronization (the
+  // host round trip is the receiving program's launch).
+  t.defaultLink.bandwidth = chip.dramBandwidth;
+  t.defaultLink.convertBandwidth = chip.dramBandwidth / 2;
+  t.defaultLink.sync = 2.0e-5;
+  for (auto [from, to] : {std::pair{BackendKind::cpu, BackendKind::gpu},
+                          std::pair{BackendKind::gpu, BackendKind::cpu}}) {
+    LinkDescription link = t.defaultLink;
+    link.from = from;
+    link.to = to;
+    link.convertBandwidth = 0; // both compute in f32
+    t.links.push_back(link);
+  }
+  return t;
+}
+
+/// This machine's CPU, from `hwagent-calibrate` (docs/targets.md gives the
+/// run); re-run the tool on another machine to describe it.
+TargetDescription hostTarget() {
+  TargetDescription t;
+  t.name = "host";
+  t.description = "the development machine's CPU (2-core Intel Xeon VM) "
+                  "measured by hwagent-calibrate on 2026-12-02: "
+                  "JIT-compiled linalg, one thread";
+  BackendDescription cpu;
+  cpu.kind = BackendKind::cpu;
+  cpu.peakFlops = {{"f32", 9.7e8}, {"default", 9.7e8}};
+  cpu.bandwidth = 1.4e10;
+  cpu.launch = 3.4e-9;
+  t.backends = {cpu};
+  t.defaultLink.bandwidth = 1.4e10;
+  t.defaultLink.convertBandwidth = 7.0e9;
+  return t;
+}
+
+} // namespace
+
+std::vector<std::string> hwcore::builtinTargetNames() {
+  std::vector<std::string> names;
+  for (const AppleChip &chip : kAppleChips)
+    names.push_back(chip.name);
+  names.push_back("host");
+  return names;
+}
+
+std::optional<TargetDescription>
+hwcore::getBuiltinTarget(const std::string &name) {
+  std::optional<TargetDescription> target;
+  for (const AppleChip &chip : kAppleChips)
+    if (name == chip.name)
+      target = appleTarget(chip);
+  if (name == "host")
+    target = hostTarget();
+  assert((!target || validateTarget(*target).empty()) &&
+         "a built-in target is invalid");
+  return target;
+}

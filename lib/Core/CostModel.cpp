@@ -1,0 +1,330 @@
+//===- CostModel.cpp - region costs per backend ---------------------------===//
+
+#include "HwAgent/Core/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace hwcore;
+
+const char *hwcore::legalityRuleName(LegalityRule rule) {
+  switch (rule) {
+  case LegalityRule::none:
+    return "none";
+  case LegalityRule::dynamicShape:
+    return "dynamic shape";
+  case LegalityRule::elementType:
+    return "element type";
+  case LegalityRule::shapeLimit:
+    return "shape limit";
+  case LegalityRule::rankLimit:
+    return "rank limit";
+  case LegalityRule::loop:
+    return "loop";
+  case LegalityRule::unsupportedKind:
+    return "unsupported kind";
+  case LegalityRule::unsupportedOp:
+    return "unsupported op";
+  case LegalityRule::precision:
+    return "precision";
+  case LegalityRule::memory:
+    return "memory";
+  }
+  return "none";
+}
+
+double Telemetry::factor(BackendKind backend) const {
+  double u = std::clamp(utilization[index(backend)], 0.0, 1.0);
+  return thermalFactor(thermal) / std::max(0.05, 1.0 - u);
+}
+
+double hwcore::utilization(const BackendDescription &backend, double flops) {
+  if (flops <= 0)
+    return 1.0;
+  double u = std::pow(flops / backend.rampFlops, backend.rampExponent);
+  return std::clamp(u, 1e-6, 1.0);
+}
+
+void RegionCost::scale(double factor) {
+  compute *= factor;
+  computeInputWeights *= factor;
+  memory *= factor;
+}
+
+namespace {
+
+bool has(const std::vector<std::string> &list, const std::string &item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+/// The type the region computes in on `backend`: the backend's own compute
+/// type, else the widest float the region uses.
+std::string computeType(const RegionProfile &region,
+                        const BackendDescription &backend) {
+  if (!backend.computeType.empty())
+    return backend.computeType;
+  for (const char *type : {"f64", "f32", "bf16", "f16"})
+    if (has(region.elementTypes, type))
+      return type;
+  return region.elementTypes.empty() ? "f32" : region.elementTypes.front();
+}
+
+/// The kind of work that dominates a region's FLOPs: its contraction if it
+/// has one (features count FLOPs per region, not per kind).
+WorkKind dominantKind(const RegionProfile &region) {
+  for (WorkKind kind :
+       {WorkKind::conv, WorkKind::depthwise, WorkKind::matmul,
+        WorkKind::pooling, WorkKind::normalization, WorkKind::reduction,
+        WorkKind::elementwise, WorkKind::data_movement})
+    if (region.count(kind) > 0)
+      return kind;
+  return WorkKind::elementwise;
+}
+
+/// Legality: "" and LegalityRule::none when the backend can run the region.
+std::pair<LegalityRule, std::string>
+legality(const RegionProfile &region, const BackendDescription &backend,
+         const Telemetry &telemetry, const CostOptions &options) {
+  std::string name = backendName(backend.kind);
+  bool fixedShapes = !backend.opKinds.empty();
+  if (region.dynamicDims > 0 && backend.staticShapes)
+    return {LegalityRule::dynamicShape,
+            "dynamic shape (" + std::to_string(region.dynamicDims) +
+                " dynamic dimensions); the " + name +
+                " compiles static shapes only"};
+  if (!backend.elementTypes.empty())
+    for (const std::string &type : region.elementTypes)
+      if (!has(backend.elementTypes, type))
+        return {LegalityRule::elementType,
+                "element type " + type + " is not supported by the " + name +
+                    (backend.computeType == "f16"
+                         ? " (it computes in fp16; only f16/f32 inputs are cast)"
+                         : "")};
+  if (backend.maxDim > 0 && region.maxDim > backend.maxDim)
+    return {LegalityRule::shapeLimit,
+            "dimension of size " + std::to_string(region.maxDim) +
+                " exceeds the " + name + "'s per-axis limit of " +
+                std::to_string(backend.maxDim)};
+  if (backend.maxRank > 0 && region.maxRank > backend.maxRank &&
+      region.count(WorkKind::matmul) > 0)
+    return {LegalityRule::rankLimit,
+            "rank-" + std::to_string(region.maxRank) + " matmul exceeds the " +
+                name + "'s rank limit of " + std::to_string(backend.maxRank)};
+  if (region.hasLoops && !backend.runs(WorkKind::control_flow))
+    return {LegalityRule::loop,
+            "loop or recurrence; the " + name +
+                " runs straight-line programs only"};
+  for (unsigned k = 0; k < kNumWorkKinds; ++k) {
+    auto kind = static_cast<WorkKind>(k);
+    if (region.count(kind) > 0 && !backend.runs(kind))
+      return {LegalityRule::unsupportedKind,
+              kind == WorkKind::opaque
+                  ? "opaque op (no " + name + " implementation known)"
+                  : std::string(workKindName(kind)) +
+                        " ops are not supported by the " + name};
+  }
+  if (fixedShapes && !region.unsupportedOps.empty())
+    return {LegalityRule::unsupportedOp,
+            region.unsupportedOps.front() + " is not supported by the " + name};
+  bool gradient =
+      region.weightGradient || region.phase == Phase::optimizer;
+  if (backend.computeType == "f16" && options.training && gradient &&
+      !options.fp16Gradients)
+    return {LegalityRule::precision,
+            std::string(region.phase == Phase::optimizer
+                            ? "optimizer update"
+                            : "weight gradient") +
+                ": kept in fp32 off the " + name +
+                " (fp16 datapath), as working ANE trainers do; "
+                "fp16-gradients=true allows it with loss scaling"};
+  int64_t workingSet = region.bytes() + region.paramBytes;
+  if (telemetry.freeMemoryBytes > 0 && workingSet > telemetry.freeMemoryBytes)
+    return {LegalityRule::memory,
+            "working set of " + std::to_string(workingSet) +
+                " bytes exceeds the " +
+                std::to_string(telemetry.freeMemoryBytes) +
+                " bytes of free memory"};
+  return {LegalityRule::none, ""};
+}
+
+} // namespace
+
+RegionCost hwcore::predictRegion(const RegionProfile &region,
+                                 const BackendDescription &backend,
+                                 const Telemetry &telemetry,
+                                 const CostOptions &options) {
+  RegionCost cost;
+  cost.backend = backend.kind;
+  auto [rule, reason] = legality(region, backend, telemetry, options);
+  if (rule != LegalityRule::none) {
+    cost.legal = false;
+    cost.rule = rule;
+    cost.reason = std::move(reason);
+    return cost;
+  }
+  if (backend.computeType == "f16" && options.training &&
+      (region.weightGradient || region.phase == Phase::optimizer)) {
+    cost.rule = LegalityRule::precision;
+    cost.reason = "fp16 gradients with loss scaling (fp16-gradients=true)";
+  }
+
+  // A backend computing in fp16 holds f32 data in half the bytes.
+  double narrowing = backend.computeType == "f16" &&
+                             has(region.elementTypes, "f32")
+                         ? 0.5
+                         : 1.0;
+  cost.flops = region.flops;
+  cost.weightBytes = static_cast<int64_t>(region.paramBytes * narrowing);
+  WorkKind kind = dominantKind(region);
+  double rate = backend.peakFor(computeType(region, backend)) *
+                backend.efficiencyOf(kind) * backend.threadSpeedup();
+  if (kind == WorkKind::matmul)
+    rate = std::max(rate, backend.matrixFlops);
+  double flops = static_cast<double>(region.flops);
+  cost.compute = flops / rate;
+  if (!backend.programRamp)
+    cost.compute /= utilization(backend, flops);
+  cost.computeInputWeights = cost.compute;
+  if (region.paramBytes > 0 && isContraction(kind))
+    cost.computeInputWeights = cost.compute / backend.inputWeightEfficiency;
+  cost.memory = static_cast<double>(region.bytes()) * narrowing /
+                backend.bandwidth;
+  if (backend.sramBytes > 0 &&
+      region.bytes() * narrowing + cost.weightBytes >
+          static_cast<double>(backend.sramBytes)) {
+    cost.spilled = true;
+    cost.scale(backend.spillFactor);
+  }
+  cost.regionLaunch = backend.regionLaunch;
+  return cost;
+}
+
+const char *ProgramCost::bindingTerm() const {
+  struct Term {
+    const char *name;
+    double value;
+  } terms[] = {{"compute", compute},
+               {"memory", memory},
+               {"launch", launch},
+               {"weights", weights}};
+  const Term *best = &terms[0];
+  for (const Term &term : terms)
+    if (term.value > best->value)
+      best = &term;
+  return best->name;
+}
+
+ProgramCost hwcore::programCost(const BackendDescription &backend,
+                                const RegionCost *const *regions, size_t count,
+                                const ProgramContext &context,
+                                const CostOptions &options) {
+  const RegionCost *const *end = regions + count;
+  ProgramCost best;
+  best.legal = false;
+  best.telemetryFactor = context.telemetryFactor;
+  double regionLaunches = 0, fixedMemory = 0;
+  int64_t flops = 0, weightBytes = 0;
+  for (const RegionCost *const *it = regions; it != end; ++it) {
+    const RegionCost *r = *it;
+    flops += r->flops;
+    weightBytes += r->weightBytes;
+    regionLaunches += r->regionLaunch;
+    if (r->spilled)
+      fixedMemory += r->memory;
+  }
+  double rampFlops = context.utilizationFlops > 0
+                         ? context.utilizationFlops
+                         : static_cast<double>(flops);
+  double util = backend.programRamp ? utilization(backend, rampFlops) : 1;
+
+  static const WeightUpdate kNone[] = {WeightUpdate::none};
+  const WeightUpdate *modes = kNone, *modesEnd = kNone + 1;
+  if (options.training && weightBytes > 0 && !backend.weightUpdates.empty()) {
+    modes = backend.weightUpdates.data();
+    modesEnd = modes + backend.weightUpdates.size();
+  }
+  for (const WeightUpdate *m = modes; m != modesEnd; ++m) {
+    WeightUpdate mode = *m;
+    if (mode == WeightUpdate::recompile && backend.maxCompiles > 0 &&
+        context.weightPrograms > backend.maxCompiles)
+      continue;
+    bool baked = mode == WeightUpdate::recompile || mode == WeightUpdate::reload;
+    if (baked && backend.maxWeightBytes > 0 &&
+        weightBytes > backend.maxWeightBytes)
+      continue;
+    ProgramCost c;
+    c.mode = mode;
+    c.flops = flops;
+    c.weightBytes = weightBytes;
+    c.utilization = util;
+    c.telemetryFactor = context.telemetryFactor;
+    c.launch = backend.launch + regionLaunches;
+    // A fused-memory backend streams the program: its compute overlaps the
+    // traffic across the program's boundary. Otherwise each region is
+    // bound by its own compute or memory.
+    double compute = 0, memory = 0, work = 0;
+    for (const RegionCost *const *it = regions; it != end; ++it) {
+      const RegionCost *r = *it;
+      double rc = (mode == WeightUpdate::input ? r->computeInputWeights
+                                               : r->compute) /
+                  util;
+      compute += rc;
+      memory += r->memory;
+      work += std::max(rc, r->memory);
+    }
+    c.compute = compute;
+    c.memory = memory;
+    if (backend.fusedMemory) {
+      double streamed =
+          mode == WeightUpdate::input ? static_cast<double>(weightBytes) : 0;
+      // Data crossing into an fp16 backend arrives converted to f16.
+      double boundary = static_cast<double>(context.boundaryBytes) *
+                        (backend.computeType == "f16" ? 0.5 : 1.0);
+      c.memory = (boundary + streamed) / backend.bandwidth + fixedMemory;
+      work = std::max(c.compute, c.memory);
+    }
+    switch (mode) {
+    case WeightUpdate::recompile:
+      c.weights = backend.compile +
+                  backend.compilePerByte * static_cast<double>(weightBytes);
+      if (backend.maxCompiles > 0)
+        c.weights += backend.restart / static_cast<double>(backend.maxCompiles);
+      break;
+    case WeightUpdate::reload:
+      c.weights = backend.reload +
+                  backend.reloadPerByte * static_cast<double>(weightBytes);
+      break;
+    case WeightUpdate::none:
+    case WeightUpdate::input:
+      break;
+    }
+    c.seconds = (c.launch + c.weights + work) * context.telemetryFactor;
+    if (!best.legal || c.seconds < best.seconds)
+      best = c;
+  }
+  if (!best.legal) {
+    best.reason = std::to_string(context.weightPrograms) +
+                  " programs recompiled every step exceed the " +
+                  std::string(backendName(backend.kind)) + "'s limit of " +
+                  std::to_string(backend.maxCompiles) + " compiles per process";
+  }
+  return best;
+}
+
+ProgramCost hwcore::standaloneCost(const RegionCost &cost,
+                                   const BackendDescription &backend,
+                                   const Telemetry &telemetry,
+                                   const CostOptions &options,
+                                   int64_t ioBytes) {
+  if (!cost.legal) {
+    ProgramCost illegal;
+    illegal.legal = false;
+    illegal.reason = cost.reason;
+    return illegal;
+  }
+  ProgramContext context;
+  context.boundaryBytes = ioBytes;
+  context.telemetryFactor = telemetry.factor(backend.kind);
+  const RegionCost *one = &cost;
+  return programCost(backend, &one, 1, context, options);
+}

@@ -1,0 +1,93 @@
+//===- Vocabulary.cpp - hwagent's words, rooted in the C ABI --------------===//
+
+#include "HwAgent/Core/Vocabulary.h"
+
+#include <algorithm>
+#include <iterator>
+
+using namespace hwcore;
+
+namespace {
+constexpr const char *kBackendNames[] = {"cpu", "ane", "gpu"};
+static_assert(std::size(kBackendNames) == kNumBackendKinds,
+              "a name per backend of hwagent_rt.h");
+constexpr const char *kWorkKindNames[] = {
+    "conv",      "depthwise",     "matmul",       "elementwise",
+    "reduction", "normalization", "pooling",      "data_movement",
+    "control_flow", "opaque"};
+static_assert(std::size(kWorkKindNames) == kNumWorkKinds, "a name per kind");
+constexpr const char *kPhaseNames[] = {"unknown", "forward", "backward",
+                                       "optimizer", "mixed"};
+constexpr const char *kStrategyNames[] = {"optimal", "greedy", "local",
+                                          "cpu",     "ane",    "gpu"};
+static_assert(std::size(kStrategyNames) == kAllStrategies.size(), "names");
+constexpr const char *kWeightUpdateNames[] = {"none", "input", "recompile",
+                                              "reload"};
+static_assert(std::size(kWeightUpdateNames) == kNumWeightUpdates, "names");
+constexpr const char *kThermalNames[] = {"nominal", "fair", "serious",
+                                         "critical"};
+
+template <typename Enum, size_t N>
+std::optional<Enum> lookup(const char *const (&names)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i])
+      return static_cast<Enum>(i);
+  return std::nullopt;
+}
+
+template <size_t N>
+const char *nameOf(const char *const (&names)[N], size_t i) {
+  return i < N ? names[i] : "unknown";
+}
+} // namespace
+
+const char *hwcore::backendName(BackendKind kind) {
+  return nameOf(kBackendNames, index(kind));
+}
+std::optional<BackendKind> hwcore::parseBackendName(std::string_view name) {
+  return lookup<BackendKind>(kBackendNames, name);
+}
+const char *hwcore::workKindName(WorkKind kind) {
+  return nameOf(kWorkKindNames, index(kind));
+}
+std::optional<WorkKind> hwcore::parseWorkKindName(std::string_view name) {
+  return lookup<WorkKind>(kWorkKindNames, name);
+}
+const char *hwcore::phaseName(Phase phase) {
+  return nameOf(kPhaseNames, static_cast<unsigned>(phase));
+}
+const char *hwcore::strategyName(Strategy strategy) {
+  return nameOf(kStrategyNames, static_cast<unsigned>(strategy));
+}
+std::optional<Strategy> hwcore::parseStrategyName(std::string_view name) {
+  return lookup<Strategy>(kStrategyNames, name);
+}
+std::optional<BackendKind> hwcore::fixedBackend(Strategy strategy) {
+  switch (strategy) {
+  case Strategy::cpu:
+    return BackendKind::cpu;
+  case Strategy::ane:
+    return BackendKind::ane;
+  case Strategy::gpu:
+    return BackendKind::gpu;
+  default:
+    return std::nullopt;
+  }
+}
+const char *hwcore::weightUpdateName(WeightUpdate mode) {
+  return nameOf(kWeightUpdateNames, static_cast<unsigned>(mode));
+}
+std::optional<WeightUpdate> hwcore::parseWeightUpdateName(std::string_view name) {
+  return lookup<WeightUpdate>(kWeightUpdateNames, name);
+}
+const char *hwcore::thermalStateName(ThermalState state) {
+  return nameOf(kThermalNames, static_cast<unsigned>(state));
+}
+std::optional<ThermalState> hwcore::parseThermalStateName(std::string_view name) {
+  return lookup<ThermalState>(kThermalNames, name);
+}
+double hwcore::thermalFactor(ThermalState state) {
+  static constexpr double factors[] = {1.0, 1.1, 1.5, 3.0};
+  unsigned i = static_cast<unsigned>(state);
+  return i < std::size(factors) ? factors[i] : 1.0;
+}

@@ -1,0 +1,237 @@
+//===- CApi.cpp - the C ABI of libhwagent_rt ------------------------------===//
+//
+// Thin shims from hwagent_rt.h onto hwagent_rt::Session. Failures return a
+// status code and leave their message for hwagent_error_message(); the
+// library never prints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include "HwAgent/Core/Vocabulary.h"
+#include "Session.h"
+
+#include <atomic>
+#include <chrono>
+#include <string>
+
+struct hwagent_session {
+  std::unique_ptr<hwagent_rt::Session> impl;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+hwagent_status_t fail(hwagent_status_t code, std::string message) {
+  lastError = std::move(message);
+  return code;
+}
+
+hwagent_status_t report(const absl::Status &status) {
+  if (status.ok())
+    return HWAGENT_OK;
+  hwagent_status_t code = HWAGENT_INVALID_ARGUMENT;
+  switch (status.code()) {
+  case absl::StatusCode::kFailedPrecondition:
+    code = HWAGENT_VERSION_MISMATCH;
+    break;
+  case absl::StatusCode::kNotFound:
+    code = HWAGENT_NOT_FOUND;
+    break;
+  case absl::StatusCode::kUnavailable:
+    code = HWAGENT_IO_ERROR;
+    break;
+  default:
+    break;
+  }
+  return fail(code, std::string(status.message()));
+}
+
+std::atomic<hwagent_session *> currentSession{nullptr};
+
+/// The execution a thread has open between begin and end.
+struct OpenExecution {
+  int64_t program = -1;
+  int64_t start = 0;
+};
+thread_local OpenExecution openExecution;
+
+int64_t nowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+hwagent_rt::Session *implOf(const hwagent_session_t *session) {
+  return session ? session->impl.get() : nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+uint32_t hwagent_rt_api_version(void) { return HWAGENT_RT_API_VERSION; }
+
+const char *hwagent_error_message(void) { return lastError.c_str(); }
+
+const char *hwagent_backend_name(int32_t backend) {
+  if (backend < 0 || backend >= HWAGENT_NUM_BACKENDS)
+    return "unknown";
+  return hwcore::backendName(static_cast<hwcore::BackendKind>(backend));
+}
+
+const char *hwagent_weight_update_name(int32_t mode) {
+  if (mode < 0 || mode >= HWAGENT_NUM_WEIGHT_UPDATES)
+    return "unknown";
+  return hwcore::weightUpdateName(static_cast<hwcore::WeightUpdate>(mode));
+}
+
+void hwagent_options_init(hwagent_options_t *options) {
+  *options = hwagent_options_t{};
+  options->struct_size = sizeof(hwagent_options_t);
+  options->use_telemetry = 1;
+  options->seed = 1;
+  options->force_backend = -1;
+  options->fault_program = -1;
+  options->fault_step = -1;
+}
+
+hwagent_status_t hwagent_session_create(const hwagent_model_info_t *model,
+                                        const hwagent_options_t *options,
+                                        hwagent_session_t **session) {
+  if (!session)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session to write");
+  *session = nullptr;
+  absl::StatusOr<std::unique_ptr<hwagent_rt::Session>> created =
+      hwagent_rt::Session::create(model, options);
+  if (!created.ok())
+    return report(created.status());
+  *session = new hwagent_session{std::move(*created)};
+  return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_destroy(hwagent_session_t *session) {
+  if (!session)
+    return HWAGENT_OK;
+  hwagent_session_t *expected = session;
+  currentSession.compare_exchange_strong(expected, nullptr);
+  absl::Status status = session->impl->finish();
+  delete session;
+  return report(status);
+}
+
+void hwagent_session_make_current(hwagent_session_t *session) {
+  currentSession.store(session);
+}
+
+hwagent_status_t hwagent_session_pin(hwagent_session_t *session,
+                                     int64_t program, int32_t backend) {
+  if (!session)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session");
+  return report(session->impl->pin(program, backend));
+}
+
+hwagent_status_t hwagent_session_end_step(hwagent_session_t *session,
+                                          double loss) {
+  if (!session)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session");
+  return report(session->impl->endStep(loss));
+}
+
+hwagent_status_t hwagent_session_flush(hwagent_session_t *session) {
+  if (!session)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session");
+  return report(session->impl->flush());
+}
+
+int32_t hwagent_rt_select(int64_t program) {
+  hwagent_rt::Session *s = implOf(currentSession.load(std::memory_order_acquire));
+  return s ? s->select(program) : HWAGENT_BACKEND_CPU;
+}
+
+void hwagent_rt_begin(int64_t program, int32_t) {
+  openExecution.program = program;
+  openExecution.start = nowNanos();
+}
+
+int32_t hwagent_rt_end(int64_t program, int32_t backend, int32_t nonfinite) {
+  int64_t end = nowNanos();
+  hwagent_rt::Session *s = implOf(currentSession.load(std::memory_order_acquire));
+  int64_t wall = openExecution.program == program ? end - openExecution.start : 0;
+  openExecution.program = -1;
+  return s ? s->end(program, backend, nonfinite, wall) : 0;
+}
+
+hwagent_status_t hwagent_telemetry_read(hwagent_telemetry_t *telemetry) {
+  if (!telemetry)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no telemetry to write");
+  static hwagent_rt::Mutex mutex;
+  static hwagent_rt::CpuUtilization cpu;
+  hwagent_rt::MutexLock lock(&mutex);
+  *telemetry = hwagent_rt::readHostTelemetry(cpu);
+  return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_telemetry(hwagent_session_t *session,
+                                           hwagent_telemetry_t *telemetry) {
+  if (!session || !telemetry)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session or telemetry");
+  *telemetry = session->impl->telemetry();
+  return HWAGENT_OK;
+}
+
+uint32_t hwagent_session_scenario_events(const hwagent_session_t *session,
+                                         hwagent_scenario_event_t *events,
+                                         uint32_t capacity) {
+  if (!session)
+    return 0;
+  const auto &scenario = session->impl->getScenario();
+  for (uint32_t i = 0; i < capacity && i < scenario.size(); ++i)
+    events[i] = {scenario[i].step, scenario[i].backend, scenario[i].thermal,
+                 scenario[i].slowdown};
+  return static_cast<uint32_t>(scenario.size());
+}
+
+hwagent_status_t hwagent_session_regret(const hwagent_session_t *session,
+                                        hwagent_regret_t *regret) {
+  if (!session || !regret)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session or regret");
+  *regret = session->impl->regret();
+  return HWAGENT_OK;
+}
+
+uint32_t hwagent_session_switch_steps(const hwagent_session_t *session,
+                                      int64_t *steps, uint32_t capacity) {
+  if (!session)
+    return 0;
+  std::vector<int64_t> all = session->impl->switchSteps();
+  for (uint32_t i = 0; i < capacity && i < all.size(); ++i)
+    steps[i] = all[i];
+  return static_cast<uint32_t>(all.size());
+}
+
+uint32_t hwagent_session_num_programs(const hwagent_session_t *session) {
+  return session ? uint32_t(session->impl->getModel().programs.size()) : 0;
+}
+
+hwagent_status_t hwagent_session_program_stats(const hwagent_session_t *session,
+                                               uint32_t index,
+                                               hwagent_program_stats_t *stats) {
+  if (!session || !stats)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session or stats");
+  if (index >= session->impl->getModel().programs.size())
+    return fail(HWAGENT_NOT_FOUND, "no program " + std::to_string(index));
+  *stats = session->impl->programStats(index);
+  return HWAGENT_OK;
+}
+
+hwagent_status_t hwagent_session_step_stats(const hwagent_session_t *session,
+                                            hwagent_step_stats_t *stats) {
+  if (!session || !stats)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session or stats");
+  *stats = session->impl->stepStats();
+  return HWAGENT_OK;
+}
+
+} // extern "C"

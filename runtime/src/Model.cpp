@@ -1,0 +1,97 @@
+//===- Model.cpp - the compiled model a session runs ----------------------===//
+
+#include "Model.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <cmath>
+
+namespace hwagent_rt {
+
+double Model::linkCost(const hwagent_edge_info_t &e, int a, int b) const {
+  if (a == b)
+    return 0;
+  return hwcore::linkCost(links[a][b], e.bytes, e.convert_bytes);
+}
+
+static bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
+
+absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
+  if (!info)
+    return absl::InvalidArgumentError("no model");
+  if (info->version != HWAGENT_MODEL_INFO_VERSION)
+    return absl::InvalidArgumentError(
+        absl::StrCat("model info version ", info->version,
+                     " is not supported (this runtime reads ",
+                     HWAGENT_MODEL_INFO_VERSION, ")"));
+  if (info->num_backends != HWAGENT_NUM_BACKENDS)
+    return absl::InvalidArgumentError(
+        absl::StrCat("model built for ", info->num_backends,
+                     " backends, this runtime has ", HWAGENT_NUM_BACKENDS));
+  if ((info->num_regions && !info->regions) ||
+      (info->num_programs && !info->programs) ||
+      (info->num_edges && !info->edges))
+    return absl::InvalidArgumentError("model info lists entries it lacks");
+  Model m;
+  m.target = info->target ? info->target : "unknown";
+  m.regions.assign(info->regions, info->regions + info->num_regions);
+  m.programs.assign(info->programs, info->programs + info->num_programs);
+  m.edges.assign(info->edges, info->edges + info->num_edges);
+  for (int a = 0; a < kNumBackends; ++a) {
+    m.compile[a] = info->compile[a];
+    if (!finiteNonNegative(info->compile[a]))
+      return absl::InvalidArgumentError(
+          absl::StrCat("compile time of backend ", a, " must be finite and >= 0"));
+    for (int b = 0; b < kNumBackends; ++b) {
+      const hwagent_link_info_t &l = info->links[a][b];
+      if (a != b && !(std::isfinite(l.bandwidth) && l.bandwidth > 0 &&
+                      finiteNonNegative(l.convert_bandwidth) &&
+                      finiteNonNegative(l.sync)))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "link ", hwagent_backend_name(a), " -> ", hwagent_backend_name(b),
+            ": bandwidth must be positive, conversion and sync >= 0"));
+      m.links[a][b] = {static_cast<hwcore::BackendKind>(a),
+                       static_cast<hwcore::BackendKind>(b), l.bandwidth,
+                       l.convert_bandwidth, l.sync};
+    }
+  }
+  for (size_t i = 0; i < m.programs.size(); ++i) {
+    const hwagent_program_info_t &p = m.programs[i];
+    auto bad = [&](const std::string &what) {
+      return absl::InvalidArgumentError(absl::StrCat("program ", i, ": ", what));
+    };
+    if (!Model::legal(p, HWAGENT_BACKEND_CPU))
+      return bad("has no CPU variant to fall back to");
+    if (!Model::legal(p, p.assigned))
+      return bad("is assigned to a backend it has no variant for");
+    if (uint64_t(p.first_region) + p.num_regions > m.regions.size())
+      return bad("names regions the model lacks");
+    for (int b = 0; b < kNumBackends; ++b)
+      if (!finiteNonNegative(p.predicted[b]))
+        return bad("predicted times must be finite and >= 0");
+  }
+  for (size_t i = 0; i < m.regions.size(); ++i)
+    if (m.regions[i].program < 0 ||
+        size_t(m.regions[i].program) >= m.programs.size())
+      return absl::InvalidArgumentError(
+          absl::StrCat("region ", i, ": names program ", m.regions[i].program,
+                       " the model lacks"));
+  m.incident.resize(m.programs.size());
+  for (size_t i = 0; i < m.edges.size(); ++i) {
+    const hwagent_edge_info_t &e = m.edges[i];
+    for (int32_t end : {e.from, e.to})
+      if (end < -1 || (end >= 0 && size_t(end) >= m.programs.size()))
+        return absl::InvalidArgumentError(
+            absl::StrCat("edge ", i, ": names unknown program ", end));
+    if (e.bytes < 0 || e.convert_bytes < 0 || e.convert_bytes > e.bytes)
+      return absl::InvalidArgumentError(
+          absl::StrCat("edge ", i, ": bytes must be >= 0 and cover the converted bytes"));
+    if (e.from >= 0)
+      m.incident[e.from].push_back(i);
+    if (e.to >= 0 && e.to != e.from)
+      m.incident[e.to].push_back(i);
+  }
+  return m;
+}
+
+} // namespace hwagent_rt

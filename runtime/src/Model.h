@@ -1,0 +1,52 @@
+//===- Model.h - the compiled model a session runs --------------*- C++ -*-===//
+//
+// The session's copy of the hwagent_model_info_t the compiler emitted
+// (hwagent_rt.h): programs with their predictions and variants, the regions
+// they hold, and the boundaries between programs, checked once when the
+// session is created (errors name the entry) and resolved into what the
+// step-end logic needs (each program's boundaries).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_RT_MODEL_H
+#define HWAGENT_RT_MODEL_H
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include "HwAgent/Core/Target.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hwagent_rt {
+
+constexpr int kNumBackends = HWAGENT_NUM_BACKENDS;
+
+struct Model {
+  std::string target;
+  std::vector<hwagent_region_info_t> regions;
+  std::vector<hwagent_program_info_t> programs;
+  std::vector<hwagent_edge_info_t> edges;
+  /// links[from][to] as the core prices them.
+  hwcore::LinkDescription links[kNumBackends][kNumBackends];
+  double compile[kNumBackends] = {0, 0, 0};
+  /// Per program, the edges (indices into `edges`) that touch it.
+  std::vector<std::vector<uint32_t>> incident;
+
+  static bool legal(const hwagent_program_info_t &p, int backend) {
+    return backend >= 0 && backend < kNumBackends &&
+           ((p.legal_mask >> backend) & 1u);
+  }
+  /// Seconds to move edge `e` between programs on backends a and b.
+  double linkCost(const hwagent_edge_info_t &e, int a, int b) const;
+};
+
+/// Checks and copies `info`; errors name the entry ("program 3: ...").
+absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info);
+
+} // namespace hwagent_rt
+
+#endif // HWAGENT_RT_MODEL_H

@@ -1,0 +1,33 @@
+//===- Options.cpp - checking session options -----------------------------===//
+
+#include "Session.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <cmath>
+
+namespace hwagent_rt {
+
+absl::Status validateOptions(const hwagent_options_t &o) {
+  // Numeric options out of range are refused, not clamped.
+  auto bad = [](const char *name, double value, const char *what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("option ", name, " must be ", what, ", got ", value));
+  };
+  if (!(std::isfinite(o.sim_noise) && o.sim_noise >= 0))
+    return bad("sim_noise", o.sim_noise, "finite and >= 0");
+  if (o.explore_every < 0)
+    return bad("explore_every", o.explore_every, ">= 0");
+  if (!(std::isfinite(o.explore_budget) && o.explore_budget >= 0 &&
+        o.explore_budget <= 1))
+    return bad("explore_budget", o.explore_budget, "in [0, 1]");
+  if (!(std::isfinite(o.horizon) && o.horizon >= 0))
+    return bad("horizon", o.horizon, "finite and >= 0");
+  if (o.cpu_threads < 0)
+    return bad("cpu_threads", o.cpu_threads, ">= 0");
+  if (o.force_backend < -1 || o.force_backend >= kNumBackends)
+    return bad("force_backend", o.force_backend, "-1 or a backend");
+  return absl::OkStatus();
+}
+
+} // namespace hwagent_rt

@@ -1,0 +1,179 @@
+//===- Output.cpp - the runtime's files: logs, traces, profiles -----------===//
+
+#include "Output.h"
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hwagent_rt {
+
+static absl::Status ioError(const std::string &what, const std::string &path) {
+  return absl::UnavailableError(
+      absl::StrCat("cannot ", what, " '", path, "': ", std::strerror(errno)));
+}
+
+static bool put(std::FILE *file, const std::string &text) {
+  return std::fwrite(text.data(), 1, text.size(), file) == text.size();
+}
+
+/// Whether `path` exists and is not a regular file (a device, a pipe):
+/// such outputs are written in place, never replaced by a rename.
+static bool isSpecialFile(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+}
+
+JsonLinesLog::~JsonLinesLog() { (void)close(); }
+
+absl::Status JsonLinesLog::open(const std::string &logPath) {
+  path = logPath;
+  file = std::fopen(path.c_str(), "w");
+  if (!file)
+    return ioError("write the log", path);
+  return absl::OkStatus();
+}
+
+void JsonLinesLog::write(const Json &record) {
+  if (file && !failed)
+    failed = !put(file, record.dump() + "\n");
+}
+
+absl::Status JsonLinesLog::flush() {
+  if (!file)
+    return absl::OkStatus();
+  if (failed || std::fflush(file) != 0) {
+    failed = true;
+    return ioError("write the log", path);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JsonLinesLog::close() {
+  if (!file)
+    return absl::OkStatus();
+  absl::Status status = flush();
+  if (std::fclose(file) != 0 && status.ok())
+    status = ioError("write the log", path);
+  file = nullptr;
+  return status;
+}
+
+TraceWriter::~TraceWriter() {
+  if (file) {
+    std::fclose(file);
+    if (!inPlace)
+      std::remove((path + ".tmp").c_str());
+  }
+}
+
+absl::Status TraceWriter::open(const std::string &tracePath,
+                               const std::string &target) {
+  path = tracePath;
+  inPlace = isSpecialFile(path);
+  file = std::fopen((inPlace ? path : path + ".tmp").c_str(), "w");
+  if (!file)
+    return ioError("write the trace", path);
+  std::string head = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+  head += Json{{"name", "process_name"},
+               {"ph", "M"},
+               {"pid", 1},
+               {"args", {{"name", "hwagent " + target}}}}
+              .dump();
+  for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    std::string name = hwagent_backend_name(b);
+    name += b == HWAGENT_BACKEND_CPU ? " (measured)" : " (simulated)";
+    head += ",\n" + Json{{"name", "thread_name"},
+                         {"ph", "M"},
+                         {"pid", 1},
+                         {"tid", b},
+                         {"args", {{"name", name}}}}
+                        .dump();
+  }
+  failed = !put(file, head);
+  return absl::OkStatus();
+}
+
+void TraceWriter::span(int64_t program, int backend, double start,
+                       double seconds, int64_t step, bool simulated,
+                       bool fault) {
+  if (!file || failed)
+    return;
+  Json event = {{"name", absl::StrCat("program ", program)},
+                {"cat", hwagent_backend_name(backend)},
+                {"ph", "X"},
+                {"pid", 1},
+                {"tid", backend},
+                {"ts", start * 1e6},
+                {"dur", seconds * 1e6},
+                {"args",
+                 {{"step", step}, {"simulated", simulated}, {"fault", fault}}}};
+  failed = !put(file, ",\n" + event.dump());
+}
+
+absl::Status TraceWriter::flush() {
+  if (file && (failed || std::fflush(file) != 0)) {
+    failed = true;
+    return ioError("write the trace", path);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceWriter::close() {
+  if (!file)
+    return absl::OkStatus();
+  std::string temporary = path + ".tmp";
+  bool ok = !failed && put(file, "\n]}\n");
+  ok &= std::fclose(file) == 0;
+  file = nullptr;
+  if (inPlace)
+    return ok ? absl::OkStatus() : ioError("write the trace", path);
+  if (!ok) {
+    std::remove(temporary.c_str());
+    return ioError("write the trace", path);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    absl::Status status = ioError("write the trace", path);
+    std::remove(temporary.c_str());
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status writeFileAtomically(const std::string &path,
+                                 const std::string &text) {
+  if (isSpecialFile(path)) {
+    std::FILE *file = std::fopen(path.c_str(), "w");
+    if (!file)
+      return ioError("write", path);
+    bool ok = put(file, text);
+    ok &= std::fflush(file) == 0;
+    ok &= std::fclose(file) == 0;
+    return ok ? absl::OkStatus() : ioError("write", path);
+  }
+  std::string temporary = path + ".tmp";
+  std::FILE *file = std::fopen(temporary.c_str(), "w");
+  if (!file)
+    return ioError("write", path);
+  bool ok = put(file, text);
+  ok &= std::fflush(file) == 0;
+  ok &= std::fclose(file) == 0;
+  if (!ok) {
+    absl::Status status = ioError("write", path);
+    std::remove(temporary.c_str());
+    return status;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    absl::Status status = ioError("write", path);
+    std::remove(temporary.c_str());
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+} // namespace hwagent_rt

@@ -1,0 +1,100 @@
+//===- ModelBuilder.h - model tables for runtime tests ----------*- C++ -*-===//
+//
+// Builds the hwagent_model_info_t a compiled step would hand the runtime,
+// one program per region unless said otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_TEST_MODELBUILDER_H
+#define HWAGENT_TEST_MODELBUILDER_H
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace hwagent_test {
+
+class ModelBuilder {
+public:
+  explicit ModelBuilder(std::string target = "test") : target(std::move(target)) {
+    for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
+      for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+        links_[a][b] = {1e11, a == HWAGENT_BACKEND_ANE || b == HWAGENT_BACKEND_ANE
+                                 ? 5e10
+                                 : 0,
+                       2e-4};
+  }
+
+  /// A program of one region: assigned backend, predicted seconds per
+  /// backend (0 = no variant there; the CPU always has one).
+  ModelBuilder &program(int32_t assigned, std::array<double, 3> predicted,
+                        uint64_t key = 0) {
+    hwagent_region_info_t r = {};
+    r.key = key ? key : 0xa0 + regions.size();
+    r.id = regions.size();
+    r.program = programs.size();
+    hwagent_program_info_t p = {};
+    p.assigned = assigned;
+    p.first_region = regions.size();
+    p.num_regions = 1;
+    p.legal_mask = 1;
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+      r.predicted[b] = p.predicted[b] = predicted[b];
+      if (predicted[b] > 0)
+        p.legal_mask |= 1u << b;
+    }
+    r.legal_mask = p.legal_mask;
+    regions.push_back(r);
+    programs.push_back(p);
+    return *this;
+  }
+  ModelBuilder &edge(int32_t from, int32_t to, int64_t bytes,
+                     int64_t convertBytes = -1) {
+    edges.push_back({from, to, bytes, convertBytes < 0 ? bytes : convertBytes});
+    return *this;
+  }
+  ModelBuilder &link(int a, int b, double bandwidth, double convert,
+                     double sync) {
+    links_[a][b] = {bandwidth, convert, sync};
+    return *this;
+  }
+  /// Every pair: `bandwidth`, `sync`, conversion at `convert` to and from
+  /// the ANE.
+  ModelBuilder &links(double bandwidth, double convert, double sync) {
+    for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
+      for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+        link(a, b, bandwidth,
+             a == HWAGENT_BACKEND_ANE || b == HWAGENT_BACKEND_ANE ? convert : 0,
+             sync);
+    return *this;
+  }
+
+  hwagent_model_info_t info() const {
+    hwagent_model_info_t info = {};
+    info.version = HWAGENT_MODEL_INFO_VERSION;
+    info.num_backends = HWAGENT_NUM_BACKENDS;
+    info.num_regions = regions.size();
+    info.num_programs = programs.size();
+    info.num_edges = edges.size();
+    info.target = target.c_str();
+    info.regions = regions.data();
+    info.programs = programs.data();
+    info.edges = edges.data();
+    for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
+      for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+        info.links[a][b] = links_[a][b];
+    return info;
+  }
+
+  std::string target;
+  std::vector<hwagent_region_info_t> regions;
+  std::vector<hwagent_program_info_t> programs;
+  std::vector<hwagent_edge_info_t> edges;
+  hwagent_link_info_t links_[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS];
+};
+
+} // namespace hwagent_test
+
+#endif // HWAGENT_TEST_MODELBUILDER_H

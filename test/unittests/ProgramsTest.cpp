@@ -1,0 +1,194 @@
+//===- ProgramsTest.cpp - programs, exact step time, the partitioner ------===//
+
+#include "HwAgent/Core/Programs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+using namespace hwcore;
+
+namespace {
+
+/// A step graph on apple-m4's device models (first `labels` of cpu, ane,
+/// gpu) with `n` regions; costs and edges added by the caller.
+StepGraph emptyGraph(unsigned labels) {
+  TargetDescription target = *getBuiltinTarget("apple-m4");
+  StepGraph graph;
+  for (BackendKind kind : {BackendKind::cpu, BackendKind::ane, BackendKind::gpu})
+    if (graph.backends.size() < labels)
+      graph.backends.push_back(*target.lookup(kind));
+  unsigned L = graph.numLabels();
+  graph.links.assign(L, std::vector<LinkDescription>(L));
+  for (unsigned a = 0; a < L; ++a)
+    for (unsigned b = 0; b < L; ++b)
+      graph.links[a][b] = target.link(graph.backends[a].kind, graph.backends[b].kind);
+  graph.telemetryFactor.assign(L, 1.0);
+  return graph;
+}
+
+RegionCost cost(BackendKind kind, double compute, int64_t flops = 1000000,
+                int64_t weights = 0) {
+  RegionCost c;
+  c.backend = kind;
+  c.compute = compute;
+  c.computeInputWeights = weights ? 2 * compute : compute;
+  c.flops = flops;
+  c.weightBytes = weights;
+  return c;
+}
+
+RegionCost illegal(BackendKind kind) {
+  RegionCost c;
+  c.backend = kind;
+  c.legal = false;
+  c.reason = "test";
+  return c;
+}
+
+/// A chain a -> b -> c (plus host edges), each region cheap on the ANE.
+StepGraph chain3() {
+  StepGraph g = emptyGraph(2);
+  for (int i = 0; i < 3; ++i)
+    g.costs.push_back({cost(BackendKind::cpu, 1e-3, 20000000000),
+                       cost(BackendKind::ane, 1e-4, 20000000000)});
+  g.edges = {{3, 0, 4096, 4096}, {0, 1, 4096, 4096}, {1, 2, 4096, 4096},
+             {2, 3, 4, 4}};
+  return g;
+}
+
+TEST(Programs, ConnectedRegionsOnOneBackendShareALaunch) {
+  StepGraph g = chain3();
+  StepPlan all = evaluatePlan(g, {1, 1, 1});
+  ASSERT_EQ(all.programs.size(), 1u);
+  EXPECT_EQ(all.programs[0].regions, (std::vector<unsigned>{0, 1, 2}));
+  // One launch for three regions; split by a CPU region in the middle:
+  // two ANE programs, two launches.
+  StepPlan split = evaluatePlan(g, {1, 0, 1});
+  ASSERT_EQ(split.programs.size(), 3u);
+  EXPECT_EQ(split.programOf[0] == split.programOf[2], false);
+  double launch = g.backends[1].launch;
+  EXPECT_NEAR(all.programs[0].cost.launch, launch, 1e-15);
+  EXPECT_GT(split.total, all.total);
+  // The plan's parts add up to its total.
+  EXPECT_NEAR(split.programSeconds + split.boundarySeconds, split.total, 1e-15);
+  // Illegal placements are infinite.
+  g.costs[1][1] = illegal(BackendKind::ane);
+  EXPECT_FALSE(evaluatePlan(g, {1, 1, 1}).legal());
+}
+
+TEST(Programs, ProgramsAreConvex) {
+  // a -> b -> d and a -> c -> d with b, c on another backend than a, d: a
+  // and d are connected only through b, c: two programs, not one (a path
+  // between them leaves their backend).
+  StepGraph g = emptyGraph(2);
+  for (int i = 0; i < 4; ++i)
+    g.costs.push_back({cost(BackendKind::cpu, 1e-3), cost(BackendKind::ane, 1e-4)});
+  g.edges = {{0, 1, 64, 64}, {0, 2, 64, 64}, {1, 3, 64, 64}, {2, 3, 64, 64},
+             {0, 3, 64, 64}};
+  StepPlan plan = evaluatePlan(g, {1, 0, 0, 1});
+  EXPECT_NE(plan.programOf[0], plan.programOf[3]); // a -> d directly, still two
+  EXPECT_NE(plan.programOf[1], plan.programOf[2]); // not connected
+  // Programs come in a topological order.
+  for (const StepGraph::Edge &e : g.edges)
+    EXPECT_LE(plan.programOf[e.from], plan.programOf[e.to]);
+}
+
+/// A random graph of `n` regions in topological order with a chain, skip
+/// edges and host edges; random legality, weights and sizes.
+StepGraph randomGraph(std::mt19937 &rng, unsigned n, unsigned labels) {
+  StepGraph g = emptyGraph(labels);
+  std::uniform_real_distribution<double> compute(1e-6, 1e-3);
+  std::uniform_int_distribution<int64_t> flops(10000, 20000000000);
+  std::uniform_int_distribution<int64_t> bytes(64, 50000000);
+  std::bernoulli_distribution coin(0.25);
+  for (unsigned v = 0; v < n; ++v) {
+    std::vector<RegionCost> row;
+    bool weights = coin(rng);
+    for (unsigned l = 0; l < g.numLabels(); ++l) {
+      BackendKind kind = g.backends[l].kind;
+      if (l > 0 && coin(rng)) {
+        row.push_back(illegal(kind));
+        continue;
+      }
+      RegionCost c = cost(kind, compute(rng), flops(rng),
+                          weights ? bytes(rng) / 8 : 0);
+      c.memory = compute(rng) / 10;
+      c.regionLaunch = g.backends[l].regionLaunch;
+      row.push_back(c);
+    }
+    g.costs.push_back(row);
+  }
+  for (unsigned v = 1; v < n; ++v) {
+    int64_t b = bytes(rng);
+    g.edges.push_back({v - 1, v, b, coin(rng) ? 0 : b});
+    if (v >= 2 && coin(rng)) {
+      b = bytes(rng);
+      g.edges.push_back({unsigned(rng() % (v - 1)), v, b, b});
+    }
+  }
+  g.edges.push_back({g.host(), 0, 4096, 4096});
+  g.edges.push_back({n - 1, g.host(), 4, 4});
+  if (n > 3)
+    g.edges.push_back({g.host(), n / 2, 1 << 20, 1 << 20});
+  return g;
+}
+
+/// The partitioner against exhaustive search: never below the optimum,
+/// never above it by more than the worst gap seen (printed), the lower
+/// bound never above it.
+void compareWithBruteForce(unsigned labels, unsigned maxRegions, int trials,
+                           double allowedGap) {
+  std::mt19937 rng(labels * 101);
+  double worst = 0;
+  int exact = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    unsigned n = 2 + trial % (maxRegions - 1);
+    StepGraph g = randomGraph(rng, n, labels);
+    std::string error;
+    std::optional<StepSolution> solution = solveStep(g, Strategy::optimal, error);
+    ASSERT_TRUE(solution) << error;
+    StepPlan best = solveStepBruteForce(g);
+    ASSERT_TRUE(best.legal());
+    double total = solution->plan.total;
+    EXPECT_GE(total, best.total * (1 - 1e-12)) << "trial " << trial;
+    EXPECT_LE(solution->lowerBound, best.total * (1 + 1e-12)) << "trial " << trial;
+    double gap = total / best.total - 1;
+    worst = std::max(worst, gap);
+    exact += gap < 1e-9;
+    // Every baseline is priced too: the optimum is never worse than them.
+    for (Strategy s : {Strategy::greedy, Strategy::local, Strategy::cpu})
+      EXPECT_LE(total, solveStep(g, s, error)->plan.total * (1 + 1e-12));
+  }
+  std::printf("  %u backends, up to %u regions: %d/%d optimal, worst gap %.2f%%\n",
+              labels, maxRegions, exact, trials, 100 * worst);
+  EXPECT_LE(worst, allowedGap);
+  EXPECT_GE(exact, trials * 7 / 10);
+}
+
+TEST(Programs, TwoBackendsAgainstBruteForce) {
+  compareWithBruteForce(2, 14, 200, 0.05);
+}
+
+TEST(Programs, ThreeBackendsAgainstBruteForce) {
+  compareWithBruteForce(3, 9, 150, 0.10);
+}
+
+TEST(Programs, StrategiesAndErrors) {
+  StepGraph g = chain3();
+  std::string error;
+  EXPECT_EQ(solveStep(g, Strategy::cpu, error)->plan.labels,
+            (std::vector<unsigned>{0, 0, 0}));
+  EXPECT_EQ(solveStep(g, Strategy::ane, error)->plan.labels,
+            (std::vector<unsigned>{1, 1, 1}));
+  // All on the ANE as one program beats the CPU here.
+  EXPECT_EQ(solveStep(g, Strategy::optimal, error)->plan.labels,
+            (std::vector<unsigned>{1, 1, 1}));
+  g.costs[1] = {illegal(BackendKind::cpu), illegal(BackendKind::ane)};
+  EXPECT_FALSE(solveStep(g, Strategy::optimal, error));
+  EXPECT_EQ(error, "region 1 has no legal backend");
+}
+
+} // namespace
