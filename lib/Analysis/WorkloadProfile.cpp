@@ -605,6 +605,11 @@ Phase PhaseAnalysis::lookup(Operation *op) const {
 
 bool hwagent::weightsChangeEveryStep(FunctionOpInterface function,
                                      bool training) {
+  if (auto *dialect =
+          function->getContext()->getLoadedDialect<HwAgentDialect>())
+    if (Operation *module = function->getParentOp();
+        module && dialect->getWeightsAsInputsAttrHelper().isAttrPresent(module))
+      return true;
   return training && PhaseAnalysis(function).isTrainingStep();
 }
 

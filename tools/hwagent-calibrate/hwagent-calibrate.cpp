@@ -48,6 +48,11 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string>
     targetName("name", llvm::cl::desc("Name of the written target"),
                llvm::cl::init("host"));
+static llvm::cl::opt<std::string> printTarget(
+    "print-target",
+    llvm::cl::desc("Print a built-in target (or a target file, resolved) as "
+                   "JSON and exit: a starting point for a custom target"),
+    llvm::cl::value_desc("name-or-path"), llvm::cl::init(""));
 static llvm::cl::opt<bool>
     quick("quick", llvm::cl::desc("Fewer sizes and repetitions (for tests)"),
           llvm::cl::init(false));
@@ -150,6 +155,32 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "hwagent host CPU calibration\n");
+  if (!printTarget.empty()) {
+    std::string error;
+    std::optional<::hwcore::TargetDescription> target =
+        ::hwconfig::resolveTarget(printTarget, error);
+    if (!target) {
+      llvm::errs() << "hwagent-calibrate: " << error << "\n";
+      return 1;
+    }
+    std::error_code ec;
+    llvm::ToolOutputFile file(outputPath.empty() ? std::string("-") : outputPath.getValue(), ec,
+                              llvm::sys::fs::OF_Text);
+    if (ec) {
+      llvm::errs() << "hwagent-calibrate: cannot write '" << outputPath
+                   << "': " << ec.message() << "\n";
+      return 1;
+    }
+    file.os() << ::hwconfig::printTarget(*target) << "\n";
+    file.os().flush();
+    if (file.os().has_error()) {
+      llvm::errs() << "hwagent-calibrate: cannot write '" << outputPath << "'\n";
+      file.os().clear_error();
+      return 1;
+    }
+    file.keep();
+    return 0;
+  }
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::hwagent::registerLowerToLLVMPipeline();

@@ -36,6 +36,9 @@ def HwAgent_Dialect : Dialect {
     /// Whether weights change every step (hwagent-estimate-costs'
     /// `training`): programs pay for taking new weights.
     "::mlir::BoolAttr":$training,
+    /// Weight arguments arrive anew at every call even outside a training
+    /// step (hwagent-estimate-costs' `weights-as-inputs`).
+    "::mlir::UnitAttr":$weights_as_inputs,
     /// A function's features as if it were one region (hwagent-profile).
     "::mlir::hwagent::FeaturesAttr":$features,
     /// A function's programs after partitioning (hwagent-assign-backends).

@@ -66,6 +66,9 @@ LogicalResult HwAgentDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<FeaturesAttr>(attr.getValue()), "a #hwagent.features");
   if (name == PhaseAttrHelper::getNameStr())
     return expect(isa<PhaseAttr>(attr.getValue()), "a #hwagent.phase");
+  if (name == WeightsAsInputsAttrHelper::getNameStr())
+    return expect(isa<UnitAttr>(attr.getValue()) && isa<ModuleOp>(op),
+                  "a unit attribute on a module");
   if (name == TrainingAttrHelper::getNameStr())
     return expect(isa<BoolAttr>(attr.getValue()), "a boolean");
   if (name == KeyAttrHelper::getNameStr())

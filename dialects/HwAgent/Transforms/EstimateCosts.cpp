@@ -130,6 +130,11 @@ struct EstimateCostsPass
     }
     if (failed(restrictBackends(module, *targetDesc)))
       return signalPassFailure();
+    if (weightsAsInputs)
+      getContext()
+          .getLoadedDialect<HwAgentDialect>()
+          ->getWeightsAsInputsAttrHelper()
+          .setAttr(module, UnitAttr::get(&getContext()));
     cm::Telemetry snapshot;
     if (!telemetry.empty()) {
       std::optional<std::string> text = hwconfig::readTextFile(telemetry, error);

@@ -45,6 +45,11 @@ struct PartitionBackendsOptions
   Option<bool> training{*this, "training",
                         llvm::cl::desc("Weights change every step"),
                         llvm::cl::init(true)};
+  Option<bool> weightsAsInputs{
+      *this, "weights-as-inputs",
+      llvm::cl::desc("Weight arguments arrive anew at every call even outside "
+                     "a training step"),
+      llvm::cl::init(false)};
   Option<bool> fp16Gradients{
       *this, "fp16-gradients",
       llvm::cl::desc("Allow weight gradients and optimizer updates on fp16 "
@@ -67,6 +72,7 @@ void buildPartitionBackendsPipeline(OpPassManager &pm,
   estimate.profileDb = options.profileDb;
   estimate.training = options.training;
   estimate.fp16Gradients = options.fp16Gradients;
+  estimate.weightsAsInputs = options.weightsAsInputs;
   estimate.backends.assign(options.backends.begin(), options.backends.end());
   pm.addPass(createEstimateCosts(estimate));
   AssignBackendsOptions assign;

@@ -102,6 +102,9 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
            "Weights change every step (training rather than inference)">,
     Option<"fp16Gradients", "fp16-gradients", "bool", "false",
            "Allow weight gradients and optimizer updates on fp16 backends">,
+    Option<"weightsAsInputs", "weights-as-inputs", "bool", "false",
+           "Weight arguments arrive anew at every call even outside a "
+           "training step (e.g. an inference runtime that passes weights)">,
     ListOption<"backends", "backends", "std::string",
                "Backends a partition may use (default: all of the target's)">,
   ];
