@@ -24,8 +24,24 @@
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::hwagent;
+
+int64_t hwagent::saturatingMul(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_mul_overflow(a, b, &result))
+    return std::numeric_limits<int64_t>::max();
+  return result;
+}
+
+int64_t hwagent::saturatingAdd(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_add_overflow(a, b, &result))
+    return std::numeric_limits<int64_t>::max();
+  return result;
+}
 
 int64_t hwagent::countElements(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
@@ -33,7 +49,7 @@ int64_t hwagent::countElements(Type type) {
     return 1;
   int64_t elements = 1;
   for (int64_t dim : shaped.getShape())
-    elements *= ShapedType::isDynamic(dim) ? 1 : dim;
+    elements = saturatingMul(elements, ShapedType::isDynamic(dim) ? 1 : dim);
   return elements;
 }
 
@@ -47,7 +63,7 @@ int64_t hwagent::countBytes(Type type) {
   else if (auto complex = dyn_cast<ComplexType>(element);
            complex && complex.getElementType().isIntOrFloat())
     bits = 2 * complex.getElementType().getIntOrFloatBitWidth();
-  return countElements(type) * ((bits + 7) / 8);
+  return saturatingMul(countElements(type), (bits + 7) / 8);
 }
 
 /// Whether `op` does arithmetic in the sense of our FLOP count.
@@ -130,8 +146,8 @@ struct LinalgStructuredModel
       return 0;
     int64_t points = 1;
     for (int64_t range : linalgOp.getStaticLoopRanges())
-      points *= ShapedType::isDynamic(range) ? 1 : range;
-    return points * perPoint;
+      points = saturatingMul(points, ShapedType::isDynamic(range) ? 1 : range);
+    return saturatingMul(points, perPoint);
   }
   SmallVector<unsigned> getWeightOperandIndices(Operation *op) const {
     switch (getOpKind(op)) {
@@ -152,7 +168,7 @@ struct SoftmaxModel
                                                linalg::SoftmaxOp> {
   OpKind getOpKind(Operation *) const { return OpKind::normalization; }
   int64_t getFlopCount(Operation *op) const {
-    return 5 * countElements(op->getResult(0).getType());
+    return saturatingMul(5, countElements(op->getResult(0).getType()));
   }
 };
 
@@ -189,7 +205,7 @@ static int64_t dim(Value value, unsigned index) {
 static int64_t product(ArrayRef<int64_t> values) {
   int64_t result = 1;
   for (int64_t v : values)
-    result *= v;
+    result = saturatingMul(result, v);
   return result;
 }
 
@@ -233,34 +249,38 @@ static int64_t tosaFlops(Operation *op) {
       // Multiply-add per output element and kernel tap, plus the bias add.
       .Case<tosa::Conv2DOp>([&](tosa::Conv2DOp conv) {
         Value w = conv.getWeight();
-        return 2 * outElements() * dim(w, 1) * dim(w, 2) * dim(w, 3) +
-               outElements();
+        return saturatingAdd(
+            product({2, outElements(), dim(w, 1), dim(w, 2), dim(w, 3)}),
+            outElements());
       })
       .Case<tosa::Conv3DOp>([&](tosa::Conv3DOp conv) {
         Value w = conv.getWeight();
-        return 2 * outElements() * dim(w, 1) * dim(w, 2) * dim(w, 3) *
-                   dim(w, 4) +
-               outElements();
+        return saturatingAdd(product({2, outElements(), dim(w, 1), dim(w, 2),
+                                      dim(w, 3), dim(w, 4)}),
+                             outElements());
       })
       .Case<tosa::DepthwiseConv2DOp>([&](tosa::DepthwiseConv2DOp conv) {
         Value w = conv.getWeight();
-        return 2 * outElements() * dim(w, 0) * dim(w, 1) + outElements();
+        return saturatingAdd(product({2, outElements(), dim(w, 0), dim(w, 1)}),
+                             outElements());
       })
       .Case<tosa::TransposeConv2DOp>([&](tosa::TransposeConv2DOp conv) {
         // Every input element meets every filter tap of every output channel.
         Value in = conv.getInput(), w = conv.getWeight();
-        return 2 * countElements(in.getType()) * dim(w, 0) * dim(w, 1) *
-                   dim(w, 2) +
-               outElements();
+        return saturatingAdd(product({2, countElements(in.getType()),
+                                      dim(w, 0), dim(w, 1), dim(w, 2)}),
+                             outElements());
       })
       .Case<tosa::MatMulOp>([&](tosa::MatMulOp matmul) {
-        return 2 * outElements() * dim(matmul.getA(), 2);
+        return product({2, outElements(), dim(matmul.getA(), 2)});
       })
       .Case<tosa::AvgPool2dOp>([&](tosa::AvgPool2dOp pool) {
-        return outElements() * product(pool.getKernel()) + outElements();
+        return saturatingAdd(
+            saturatingMul(outElements(), product(pool.getKernel())),
+            outElements());
       })
       .Case<tosa::MaxPool2dOp>([&](tosa::MaxPool2dOp pool) {
-        return outElements() * product(pool.getKernel());
+        return saturatingMul(outElements(), product(pool.getKernel()));
       })
       .Case<tosa::ReduceAllOp, tosa::ReduceAnyOp, tosa::ReduceMaxOp,
             tosa::ReduceMinOp, tosa::ReduceProductOp, tosa::ReduceSumOp,
@@ -331,7 +351,7 @@ int64_t regionFlops(Region &region) {
   for (Block &block : region)
     for (Operation &op : block)
       if (auto feature = dyn_cast<FeatureOpInterface>(&op))
-        flops += feature.getFlopCount();
+        flops = saturatingAdd(flops, feature.getFlopCount());
   return flops;
 }
 
@@ -348,12 +368,12 @@ struct ControlFlowModel
       return flops;
     } else {
       for (Region &region : op->getRegions())
-        flops += regionFlops(region);
+        flops = saturatingAdd(flops, regionFlops(region));
       int64_t trips = 1;
       if (auto loop = dyn_cast<LoopLikeOpInterface>(op))
         if (std::optional<APInt> count = loop.getStaticTripCount())
-          trips = count->getSExtValue();
-      return flops * trips;
+          trips = std::max<int64_t>(count->getSExtValue(), 0);
+      return saturatingMul(flops, trips);
     }
   }
 };

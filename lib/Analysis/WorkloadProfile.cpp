@@ -186,6 +186,9 @@ OpWork WorkloadProfiler::summarizeCallee(FunctionOpInterface callee) {
     summary.histogram[static_cast<unsigned>(OpKind::control_flow)] = 1;
     return summary;
   }
+  calleesInProgress.erase(key);
+  summarizeCalleesFirst(callee);
+  calleesInProgress.insert(key);
   FeaturesAttr features = computeFeatures(callee);
   calleesInProgress.erase(key);
   summary.flops = features.getFlops();
@@ -209,6 +212,49 @@ OpWork WorkloadProfiler::summarizeCallee(FunctionOpInterface callee) {
   return summary;
 }
 
+/// Summarizes the functions `root` reaches through calls, deepest first, with
+/// an explicit stack: when `root`'s own features are then computed, every
+/// call it makes is a cache hit, so a chain of thousands of calls does not
+/// recurse thousands of frames deep. Cycles are left to summarizeCallee.
+void WorkloadProfiler::summarizeCalleesFirst(FunctionOpInterface root) {
+  auto calleesOf = [&](Operation *function) {
+    SmallVector<Operation *> callees;
+    function->walk([&](CallOpInterface call) {
+      if (auto callee = dyn_cast_or_null<FunctionOpInterface>(
+              call.resolveCallableInTable(&symbolTables));
+          callee && !callee.isExternal())
+        callees.push_back(callee);
+    });
+    return callees;
+  };
+  struct Frame {
+    Operation *function;
+    SmallVector<Operation *> callees;
+    size_t next = 0;
+  };
+  SmallVector<Frame> stack;
+  llvm::DenseSet<Operation *> onStack;
+  stack.push_back({root, calleesOf(root)});
+  onStack.insert(root);
+  while (!stack.empty()) {
+    Frame &top = stack.back();
+    if (top.next < top.callees.size()) {
+      Operation *callee = top.callees[top.next++];
+      if (calleeSummaries.count(callee) || onStack.count(callee) ||
+          calleesInProgress.count(callee))
+        continue;
+      onStack.insert(callee);
+      stack.push_back({callee, calleesOf(callee)});
+      continue;
+    }
+    Operation *function = top.function;
+    stack.pop_back();
+    onStack.erase(function);
+    if (function != root.getOperation() && !calleeSummaries.count(function))
+      summarizeCallee(cast<FunctionOpInterface>(function));
+  }
+}
+
 namespace {
 /// Sums features over a set of ops in program order.
 class FeatureAccumulator {
@@ -219,11 +265,11 @@ public:
   /// A value entering the set of ops (`inner` is how the ops see it: a
   /// region's body argument for its operand).
   void addBoundaryInput(Value inner) {
-    bytesRead += countBytes(inner.getType());
+    bytesRead = saturatingAdd(bytesRead, countBytes(inner.getType()));
     noteValue(inner);
   }
   void addBoundaryOutput(Value inner) {
-    bytesWritten += countBytes(inner.getType());
+    bytesWritten = saturatingAdd(bytesWritten, countBytes(inner.getType()));
     noteValue(inner);
   }
 
@@ -237,7 +283,7 @@ public:
       return;
     }
     OpWork work = profiler.getOpWork(op);
-    flops += work.flops;
+    flops = saturatingAdd(flops, work.flops);
     for (auto [index, count] : llvm::enumerate(work.histogram))
       histogram[index] += count;
     hasLoops |= work.hasLoops;
@@ -262,8 +308,8 @@ public:
       Value weight = op->getOperand(index);
       Value source = profiler.traceWeightSource(weight);
       if (source && weightSources.insert(source).second) {
-        params += countElements(weight.getType());
-        paramBytes += countBytes(weight.getType());
+        params = saturatingAdd(params, countElements(weight.getType()));
+        paramBytes = saturatingAdd(paramBytes, countBytes(weight.getType()));
       }
     }
 

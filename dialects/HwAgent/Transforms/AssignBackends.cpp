@@ -87,7 +87,7 @@ struct AssignBackendsPass
       if (!hasRegions)
         continue;
       if (!target) {
-        module.emitError() << "hwagent-assign-backends: the module has no "
+        mlir::emitError(module.getLoc()) << "hwagent-assign-backends: the module has no "
                               "'hwagent.target'; run hwagent-estimate-costs "
                               "first";
         return signalPassFailure();
@@ -240,7 +240,7 @@ struct AssignBackendsPass
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
     if (!file)
-      return module.emitError() << "hwagent-assign-backends: cannot write "
+      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
                                    "report '"
                                 << report << "': " << error;
     {
@@ -267,7 +267,7 @@ struct AssignBackendsPass
     if (file->os().has_error()) {
       std::string message = file->os().error().message();
       file->os().clear_error();
-      return module.emitError() << "hwagent-assign-backends: cannot write "
+      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
                                    "report '"
                                 << report << "': " << message;
     }
@@ -362,7 +362,7 @@ struct AssignBackendsPass
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(dot, &error);
     if (!file)
-      return module.emitError() << "hwagent-assign-backends: cannot write "
+      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
                                    "dot file '"
                                 << dot << "': " << error;
     static const char *const colors[] = {"#8ecae6", "#f4a261", "#90be6d"};
@@ -413,7 +413,7 @@ struct AssignBackendsPass
     if (os.has_error()) {
       std::string message = os.error().message();
       os.clear_error();
-      return module.emitError() << "hwagent-assign-backends: cannot write "
+      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
                                    "dot file '"
                                 << dot << "': " << message;
     }

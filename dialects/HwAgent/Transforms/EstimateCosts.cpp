@@ -125,7 +125,7 @@ struct EstimateCostsPass
     std::optional<cm::TargetDescription> targetDesc =
         hwconfig::resolveTarget(target, error);
     if (!targetDesc) {
-      module.emitError() << "hwagent-estimate-costs: " << error;
+      mlir::emitError(module.getLoc()) << "hwagent-estimate-costs: " << error;
       return signalPassFailure();
     }
     if (failed(restrictBackends(module, *targetDesc)))
@@ -142,7 +142,7 @@ struct EstimateCostsPass
       if (text && !(parsed = hwconfig::parseTelemetry(*text, error)))
         error = telemetry + ": " + error;
       if (!parsed) {
-        module.emitError() << "hwagent-estimate-costs: " << error;
+        mlir::emitError(module.getLoc()) << "hwagent-estimate-costs: " << error;
         return signalPassFailure();
       }
       snapshot = *parsed;
@@ -207,17 +207,17 @@ struct EstimateCostsPass
     for (const std::string &name : backends) {
       std::optional<cm::BackendKind> kind = cm::parseBackendName(name);
       if (!kind)
-        return module.emitError()
+        return mlir::emitError(module.getLoc())
                << "hwagent-estimate-costs: unknown backend '" << name
                << "' in backends= (expected cpu, ane or gpu)";
       if (!t.lookup(*kind))
-        return module.emitError()
+        return mlir::emitError(module.getLoc())
                << "hwagent-estimate-costs: target '" << t.name
                << "' has no backend '" << name << "'";
       kept.push_back(*kind);
     }
     if (llvm::find(kept, cm::BackendKind::cpu) == kept.end())
-      return module.emitError() << "hwagent-estimate-costs: backends= must "
+      return mlir::emitError(module.getLoc()) << "hwagent-estimate-costs: backends= must "
                                    "include cpu (the host runs on it)";
     auto dropped = [&](cm::BackendKind kind) {
       return llvm::find(kept, kind) == kept.end();
@@ -238,9 +238,9 @@ struct EstimateCostsPass
     if (text && !(db = hwconfig::parseProfileDB(*text, error)))
       error = profileDb + ": " + error;
     if (!db)
-      return module.emitError() << "hwagent-estimate-costs: " << error;
+      return mlir::emitError(module.getLoc()) << "hwagent-estimate-costs: " << error;
     if (db->target != t.name) {
-      module.emitWarning() << "hwagent-estimate-costs: " << profileDb
+      mlir::emitWarning(module.getLoc()) << "hwagent-estimate-costs: " << profileDb
                            << " was recorded on target '" << db->target
                            << "', not '" << t.name << "'; its "
                            << db->entries.size()
@@ -329,7 +329,7 @@ struct EstimateCostsPass
       }
     for (const hwconfig::ProfileEntry &entry : db.entries)
       if (!used.count(&entry))
-        module.emitWarning() << "hwagent-estimate-costs: profile entry "
+        mlir::emitWarning(module.getLoc()) << "hwagent-estimate-costs: profile entry "
                              << entry.key << " ("
                              << cm::backendName(entry.backend)
                              << ") matches no region; ignored";

@@ -109,7 +109,7 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
     if (!file) {
-      module.emitError() << "hwagent-profile: cannot write report '" << report
+      mlir::emitError(module.getLoc()) << "hwagent-profile: cannot write report '" << report
                          << "': " << error;
       return signalPassFailure();
     }

@@ -440,6 +440,13 @@ static RegionOp buildRegion(ArrayRef<Operation *> ops) {
     if (def && isCloneableLeaf(def)) {
       builder.setInsertionPointToStart(&body);
       Operation *clone = builder.clone(*def);
+      // A leaf sized by a value this region computes (tensor.empty(%d) with
+      // %d = tensor.dim inside) reads it from inside, not from the region's
+      // own result.
+      for (OpOperand &operand : clone->getOpOperands())
+        if (auto result = dyn_cast<OpResult>(operand.get());
+            result && result.getOwner() == region.getOperation())
+          operand.set(region.getYield().getValues()[result.getResultNumber()]);
       for (auto [original, copy] :
            llvm::zip(def->getResults(), clone->getResults()))
         mapped[original] = copy;

@@ -23,6 +23,12 @@ namespace mlir::hwagent {
 /// Attaches FeatureOpInterface to the ops of every dialect hwagent profiles.
 void registerFeatureExternalModels(DialectRegistry &registry);
 
+/// int64 arithmetic that saturates at INT64_MAX instead of overflowing:
+/// shapes of 2^31 and beyond are valid IR, and a wrapped product would price
+/// the largest regions as free. Inputs are non-negative counts.
+int64_t saturatingMul(int64_t a, int64_t b);
+int64_t saturatingAdd(int64_t a, int64_t b);
+
 /// Elements of `type`: the product of the static extents of a shaped type,
 /// each dynamic extent counted as 1 (so a lower bound); 1 for scalars.
 int64_t countElements(Type type);

@@ -102,6 +102,7 @@ public:
 
 private:
   OpWork summarizeCallee(FunctionOpInterface callee);
+  void summarizeCalleesFirst(FunctionOpInterface root);
 
   Operation *symbolTableOp;
   SymbolTableCollection symbolTables;
