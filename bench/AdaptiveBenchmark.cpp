@@ -67,18 +67,21 @@ static hwagent::ModelTable syntheticTable(unsigned n) {
     table.regions.push_back(region);
     table.programs.push_back(program);
     if (p > 0)
-      table.edges.push_back({int32_t(p - 1), int32_t(p), int64_t(bytes(rng)), 0});
+      table.edges.push_back(
+          {int32_t(p - 1), int32_t(p), int64_t(bytes(rng)), 0});
     if (p >= 4 && p % 3 == 0)
-      table.edges.push_back({int32_t(p - 4), int32_t(p), int64_t(bytes(rng)), 0});
+      table.edges.push_back(
+          {int32_t(p - 4), int32_t(p), int64_t(bytes(rng)), 0});
   }
   return table;
 }
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: hwagent-bench-adaptive <step.mlir|--synthetic N> "
-                 "<scenario> [steps] [--static] [--no-telemetry] [--target T]\n");
+    std::fprintf(
+        stderr,
+        "usage: hwagent-bench-adaptive <step.mlir|--synthetic N> "
+        "<scenario> [steps] [--static] [--no-telemetry] [--target T]\n");
     return 2;
   }
   int arg = 1;
@@ -108,12 +111,13 @@ int main(int argc, char **argv) {
   if (synthetic) {
     table = syntheticTable(synthetic);
   } else {
-    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(workload, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(workload, &context);
     if (!module)
       return 1;
     PassManager pm(&context);
-    if (failed(parsePassPipeline("partition-backends{target=" + target + "}", pm,
-                                 llvm::errs())) ||
+    if (failed(parsePassPipeline("partition-backends{target=" + target + "}",
+                                 pm, llvm::errs())) ||
         failed(pm.run(*module)))
       return 1;
     FailureOr<hwagent::ModelTable> built = hwagent::buildModelTable(*module);
@@ -135,7 +139,8 @@ int main(int argc, char **argv) {
   hwagent_model_info_t info = table.info();
   hwagent_session_t *session = nullptr;
   if (hwagent_session_create(&info, &options, &session) != HWAGENT_OK) {
-    std::fprintf(stderr, "hwagent-bench-adaptive: %s\n", hwagent_error_message());
+    std::fprintf(stderr, "hwagent-bench-adaptive: %s\n",
+                 hwagent_error_message());
     return 1;
   }
   hwagent_session_make_current(session);
@@ -150,7 +155,8 @@ int main(int argc, char **argv) {
     hwagent_session_end_step(session, 0.0);
   }
   double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   hwagent_regret_t regret;
   hwagent_session_regret(session, &regret);
   uint32_t switches = hwagent_session_switch_steps(session, nullptr, 0);
@@ -188,9 +194,10 @@ int main(int argc, char **argv) {
         ++reactions;
       }
     if (first >= 0)
-      std::printf("  event at step %lld: reacted after %lld steps, %d switches\n",
-                  static_cast<long long>(at),
-                  static_cast<long long>(first - at + 1), reactions);
+      std::printf(
+          "  event at step %lld: reacted after %lld steps, %d switches\n",
+          static_cast<long long>(at), static_cast<long long>(first - at + 1),
+          reactions);
     else
       std::printf("  event at step %lld: no re-partition\n",
                   static_cast<long long>(at));

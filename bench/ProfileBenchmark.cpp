@@ -12,8 +12,8 @@
 #include "SyntheticGraph.h"
 
 #include "HwAgent/IR/HwAgentOps.h"
-#include "HwAgent/Transforms/Passes.h"
 #include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -70,8 +70,9 @@ void formRegionsAndProfile(benchmark::State &state) {
     state.ResumeTiming();
   }
   state.counters["regions"] = static_cast<double>(regions);
-  state.counters["ops_per_s"] = benchmark::Counter(
-      static_cast<double>(numOps), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ops_per_s"] =
+      benchmark::Counter(static_cast<double>(numOps),
+                         benchmark::Counter::kIsIterationInvariantRate);
   state.SetComplexityN(numOps);
 }
 

@@ -1,4 +1,5 @@
-//===- RuntimeBenchmark.cpp - runtime overhead per program execution -------===//
+//===- RuntimeBenchmark.cpp - runtime overhead per program execution
+//-------===//
 //
 // select + begin + end for one program, as generated code calls them (logging
 // and tracing off), with the adaptive model's update per execution or

@@ -31,7 +31,8 @@ StepGraph makeGraph(unsigned regions, unsigned labels) {
   std::bernoulli_distribution illegal(0.15), weights(0.3);
   TargetDescription target = *getBuiltinTarget("apple-m4");
   StepGraph graph;
-  for (BackendKind kind : {BackendKind::cpu, BackendKind::ane, BackendKind::gpu})
+  for (BackendKind kind :
+       {BackendKind::cpu, BackendKind::ane, BackendKind::gpu})
     if (graph.backends.size() < labels)
       graph.backends.push_back(*target.lookup(kind));
   graph.hostLabel = 0;
@@ -39,7 +40,8 @@ StepGraph makeGraph(unsigned regions, unsigned labels) {
   graph.links.assign(L, std::vector<LinkDescription>(L));
   for (unsigned a = 0; a < L; ++a)
     for (unsigned b = 0; b < L; ++b)
-      graph.links[a][b] = target.link(graph.backends[a].kind, graph.backends[b].kind);
+      graph.links[a][b] =
+          target.link(graph.backends[a].kind, graph.backends[b].kind);
   graph.telemetryFactor.assign(L, 1.0);
   for (unsigned r = 0; r < regions; ++r) {
     std::vector<RegionCost> row(L);

@@ -61,9 +61,11 @@ void trainingStep(benchmark::State &state, std::string path) {
 int main(int argc, char **argv) {
   const std::string examples = HWAGENT_SOURCE_DIR "/examples/";
   const std::string small = HWAGENT_SMALL_WORKLOADS "/";
-  benchmark::RegisterBenchmark("step/mlp", trainingStep, examples + "mlp_train_step.mlir")
+  benchmark::RegisterBenchmark("step/mlp", trainingStep,
+                               examples + "mlp_train_step.mlir")
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("step/lstm", trainingStep, examples + "lstm_train_step.mlir")
+  benchmark::RegisterBenchmark("step/lstm", trainingStep,
+                               examples + "lstm_train_step.mlir")
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("step/cnn_small", trainingStep,
                                small + "cnn_small_train_step.mlir")

@@ -10,12 +10,15 @@ std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
   out.reserve(static_cast<size_t>(numOps) * 200);
   out += "#id = affine_map<(d0, d1) -> (d0, d1)>\n"
          "#row = affine_map<(d0, d1) -> (d0, 0)>\n"
-         "func.func @synthetic(%x: " + t;
+         "func.func @synthetic(%x: " +
+         t;
   for (int w = 0; w < 8; ++w)
     out += ", %w" + std::to_string(w) + ": " + t;
-  out += ", %b: " + t + ") -> " + t + " {\n"
+  out += ", %b: " + t + ") -> " + t +
+         " {\n"
          "  %zero = arith.constant 0.0 : f32\n"
-         "  %e = tensor.empty() : " + t + "\n";
+         "  %e = tensor.empty() : " +
+         t + "\n";
   std::string current = "%x", residual = "%x";
   int ops = 0, layer = 0, id = 0;
   auto fresh = [&] { return "%v" + std::to_string(id++); };
@@ -24,8 +27,8 @@ std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
     std::string v = fresh();
     out += "  " + v +
            " = linalg.generic {indexing_maps = [#id, #id, #id], "
-           "iterator_types = [\"parallel\", \"parallel\"]} ins(" + a + ", " +
-           b + " : " + t + ", " + t + ") outs(%e : " + t +
+           "iterator_types = [\"parallel\", \"parallel\"]} ins(" +
+           a + ", " + b + " : " + t + ", " + t + ") outs(%e : " + t +
            ") {\n  ^bb0(%p: f32, %q: f32, %o: f32):\n    %s = " + arith +
            " %p, %q : f32\n    linalg.yield %s : f32\n  } -> " + t + "\n";
     ++ops;
@@ -34,17 +37,18 @@ std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
   while (ops < numOps) {
     std::string m = fresh();
     out += "  " + m + " = linalg.matmul ins(" + current + ", %w" +
-           std::to_string(layer % 8) + " : " + t + ", " + t + ") outs(%e : " +
-           t + ") -> " + t + "\n";
+           std::to_string(layer % 8) + " : " + t + ", " + t +
+           ") outs(%e : " + t + ") -> " + t + "\n";
     ++ops;
     std::string biased = binary(m, "%b", "arith.addf");
     std::string relu = fresh();
     out += "  " + relu +
            " = linalg.generic {indexing_maps = [#id, #id], iterator_types = "
-           "[\"parallel\", \"parallel\"]} ins(" + biased + " : " + t +
-           ") outs(%e : " + t +
+           "[\"parallel\", \"parallel\"]} ins(" +
+           biased + " : " + t + ") outs(%e : " + t +
            ") {\n  ^bb0(%p: f32, %o: f32):\n    %s = arith.maximumf %p, "
-           "%zero : f32\n    linalg.yield %s : f32\n  } -> " + t + "\n";
+           "%zero : f32\n    linalg.yield %s : f32\n  } -> " +
+           t + "\n";
     ++ops;
     current = relu;
     if (layer % 4 == 3) {
@@ -55,10 +59,11 @@ std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
       std::string r = fresh();
       out += "  " + r +
              " = linalg.generic {indexing_maps = [#id, #row], iterator_types "
-             "= [\"parallel\", \"reduction\"]} ins(" + current + " : " + t +
-             ") outs(%e : " + t +
+             "= [\"parallel\", \"reduction\"]} ins(" +
+             current + " : " + t + ") outs(%e : " + t +
              ") {\n  ^bb0(%p: f32, %acc: f32):\n    %s = arith.addf %p, "
-             "%acc : f32\n    linalg.yield %s : f32\n  } -> " + t + "\n";
+             "%acc : f32\n    linalg.yield %s : f32\n  } -> " +
+             t + "\n";
       ++ops;
       current = binary(current, r, "arith.subf");
     }

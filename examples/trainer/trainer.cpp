@@ -21,8 +21,7 @@
 #include <vector>
 
 /// A memref descriptor as MLIR's LLVM lowering lays it out.
-template <int N>
-struct Memref {
+template <int N> struct Memref {
   float *allocated;
   float *aligned;
   int64_t offset;
@@ -108,8 +107,9 @@ int main(int argc, char **argv) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const int64_t xs[4] = {4, 3, 8, 8}, ys[2] = {4, 4};
-  const int64_t stem[4] = {8, 3, 3, 3}, dw[3] = {8, 3, 3}, pw[4] = {16, 8, 1, 1},
-                conv[4] = {16, 16, 3, 3}, fc[2] = {16, 4}, bias[1] = {4};
+  const int64_t stem[4] = {8, 3, 3, 3}, dw[3] = {8, 3, 3},
+                pw[4] = {16, 8, 1, 1}, conv[4] = {16, 16, 3, 3},
+                fc[2] = {16, 4}, bias[1] = {4};
   std::vector<float> xData(4 * 3 * 8 * 8), yData(4 * 4, 0.0f);
   for (float &v : xData)
     v = normal(rng);
@@ -145,8 +145,8 @@ int main(int argc, char **argv) {
       first = last;
     std::free(out.loss.allocated);
     float *previous[] = {params.wStem.allocated, params.wDw.allocated,
-                         params.wPw.allocated, params.wConv.allocated,
-                         params.wFc.allocated, params.bFc.allocated};
+                         params.wPw.allocated,   params.wConv.allocated,
+                         params.wFc.allocated,   params.bFc.allocated};
     float *next[] = {out.wStem.allocated, out.wDw.allocated, out.wPw.allocated,
                      out.wConv.allocated, out.wFc.allocated, out.bFc.allocated};
     for (int k = 0; k < 6; ++k)
@@ -166,9 +166,9 @@ int main(int argc, char **argv) {
                   stats.share[HWAGENT_BACKEND_ANE] * 100);
     }
   }
-  for (float *p : {params.wStem.allocated, params.wDw.allocated,
-                   params.wPw.allocated, params.wConv.allocated,
-                   params.wFc.allocated, params.bFc.allocated})
+  for (float *p :
+       {params.wStem.allocated, params.wDw.allocated, params.wPw.allocated,
+        params.wConv.allocated, params.wFc.allocated, params.bFc.allocated})
     if (!hostOwned(p))
       std::free(p);
   if (hwagent_session_destroy(session) != HWAGENT_OK) {

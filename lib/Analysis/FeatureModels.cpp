@@ -3,8 +3,8 @@
 // Each dialect's ops get hwagent::FeatureOpInterface as an external model, so
 // the profiler asks ops for their work instead of switching on op names.
 // The conventions (what counts as a FLOP, which operand is a weight) are
-// documented in docs/features.md; tests in test/Transforms/hwagent-profile*.mlir
-// check them against hand counts.
+// documented in docs/features.md; tests in
+// test/Transforms/hwagent-profile*.mlir check them against hand counts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +12,9 @@
 
 #include "HwAgent/IR/HwAgentInterfaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -180,13 +180,11 @@ struct DataMovementModel
   int64_t getFlopCount(Operation *) const { return 0; }
 };
 
-template <typename... OpTs>
-void attachLinalgStructured(MLIRContext *ctx) {
+template <typename... OpTs> void attachLinalgStructured(MLIRContext *ctx) {
   (OpTs::template attachInterface<LinalgStructuredModel<OpTs>>(*ctx), ...);
 }
 
-template <typename... OpTs>
-void attachDataMovement(MLIRContext *ctx) {
+template <typename... OpTs> void attachDataMovement(MLIRContext *ctx) {
   (OpTs::template attachInterface<DataMovementModel<OpTs>>(*ctx), ...);
 }
 } // namespace
@@ -242,8 +240,7 @@ static OpKind classifyTosa(Operation *op) {
 
 static int64_t tosaFlops(Operation *op) {
   auto outElements = [&] {
-    return op->getNumResults() ? countElements(op->getResult(0).getType())
-                               : 0;
+    return op->getNumResults() ? countElements(op->getResult(0).getType()) : 0;
   };
   return TypeSwitch<Operation *, int64_t>(op)
       // Multiply-add per output element and kernel tap, plus the bias add.
@@ -267,8 +264,8 @@ static int64_t tosaFlops(Operation *op) {
       .Case<tosa::TransposeConv2DOp>([&](tosa::TransposeConv2DOp conv) {
         // Every input element meets every filter tap of every output channel.
         Value in = conv.getInput(), w = conv.getWeight();
-        return saturatingAdd(product({2, countElements(in.getType()),
-                                      dim(w, 0), dim(w, 1), dim(w, 2)}),
+        return saturatingAdd(product({2, countElements(in.getType()), dim(w, 0),
+                                      dim(w, 1), dim(w, 2)}),
                              outElements());
       })
       .Case<tosa::MatMulOp>([&](tosa::MatMulOp matmul) {
@@ -312,8 +309,7 @@ struct TosaModel
   }
 };
 
-template <typename... OpTs>
-void attachTosa(MLIRContext *ctx) {
+template <typename... OpTs> void attachTosa(MLIRContext *ctx) {
   (OpTs::template attachInterface<TosaModel<OpTs>>(*ctx), ...);
 }
 
@@ -335,8 +331,7 @@ struct ElementwiseModel
   }
 };
 
-template <typename... OpTs>
-void attachElementwise(MLIRContext *ctx) {
+template <typename... OpTs> void attachElementwise(MLIRContext *ctx) {
   (OpTs::template attachInterface<ElementwiseModel<OpTs>>(*ctx), ...);
 }
 
@@ -378,8 +373,7 @@ struct ControlFlowModel
   }
 };
 
-template <typename... OpTs>
-void attachControlFlow(MLIRContext *ctx) {
+template <typename... OpTs> void attachControlFlow(MLIRContext *ctx) {
   (OpTs::template attachInterface<ControlFlowModel<OpTs>>(*ctx), ...);
 }
 } // namespace

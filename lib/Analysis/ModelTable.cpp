@@ -99,7 +99,8 @@ struct FunctionPrograms {
 };
 } // namespace
 
-static FailureOr<FunctionPrograms> collectPrograms(FunctionOpInterface function) {
+static FailureOr<FunctionPrograms>
+collectPrograms(FunctionOpInterface function) {
   FunctionPrograms f;
   f.function = function;
   auto *dialect = function->getContext()->getLoadedDialect<HwAgentDialect>();
@@ -233,8 +234,8 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
   // the program producing it (looking through transfers) or the host, and
   // one to the host per result the host reads; summed per ordered pair.
   std::map<std::pair<int32_t, int32_t>, hwagent_edge_info_t> edges;
-  BoolAttr training = dialect ? dialect->getTrainingAttrHelper().getAttr(module)
-                              : BoolAttr();
+  BoolAttr training =
+      dialect ? dialect->getTrainingAttrHelper().getAttr(module) : BoolAttr();
   WorkloadProfiler profiler(module);
   llvm::DenseMap<Operation *, llvm::SmallPtrSet<Value, 8>> resident;
   auto add = [&](int32_t from, int32_t to, Type type) {
@@ -253,9 +254,8 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
       int32_t to = programOf.lookup(region);
       auto [weights, fresh] = resident.try_emplace(group.function);
       if (fresh)
-        weights->second = residentWeights(group.function,
-                                          !training || training.getValue(),
-                                          profiler);
+        weights->second = residentWeights(
+            group.function, !training || training.getValue(), profiler);
       llvm::SmallPtrSet<Value, 8> seen;
       for (Value input : region.getInputs()) {
         if (!seen.insert(input).second)

@@ -114,9 +114,8 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
         graph.telemetryFactor[label] = terms.getTelemetry().convertToDouble();
     }
     if (!anyLegal)
-      return region.emitOpError()
-             << "cannot run on any backend of target '" << target.getName()
-             << "'";
+      return region.emitOpError() << "cannot run on any backend of target '"
+                                  << target.getName() << "'";
     graph.costs.push_back(std::move(row));
   }
 
@@ -149,9 +148,8 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
         addFlow(nodeOfValue(input), index, input);
     // Results read outside regions (returned, or used by host ops).
     for (Value result : region.getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !isa<RegionOp>(user);
-          }))
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !isa<RegionOp>(user); }))
         addFlow(index, host, result);
   }
   p.incidentBytes.assign(p.regions.size() + 1, 0);
@@ -168,13 +166,15 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
 FailureOr<cm::StepSolution>
 FunctionPartition::solve(cm::Strategy strategy) const {
   std::string error;
-  std::optional<cm::StepSolution> solution = cm::solveStep(graph, strategy, error);
+  std::optional<cm::StepSolution> solution =
+      cm::solveStep(graph, strategy, error);
   if (!solution)
     return function.emitError() << "hwagent-assign-backends: " << error;
   return std::move(*solution);
 }
 
-double FunctionPartition::standaloneCost(unsigned region, unsigned label) const {
+double FunctionPartition::standaloneCost(unsigned region,
+                                         unsigned label) const {
   const cm::RegionCost &cost = graph.costs[region][label];
   if (!cost.legal)
     return kInf;
@@ -238,12 +238,12 @@ std::string FunctionPartition::describeProgram(const cm::StepPlan &plan,
   std::string ids;
   for (auto [i, v] : llvm::enumerate(p.regions))
     ids += (i ? ", " : "") + std::to_string(regions[v].getIdAttr().getInt());
-  std::string text = llvm::formatv("program {0} on {1}: regions [{2}], {3} "
-                                   "({4} launch",
-                                   program, labelName(graph, p.label), ids,
-                                   formatSeconds(p.cost.seconds),
-                                   formatSeconds(p.cost.launch))
-                         .str();
+  std::string text =
+      llvm::formatv("program {0} on {1}: regions [{2}], {3} "
+                    "({4} launch",
+                    program, labelName(graph, p.label), ids,
+                    formatSeconds(p.cost.seconds), formatSeconds(p.cost.launch))
+          .str();
   if (p.cost.weights > 0 || p.cost.mode != cm::WeightUpdate::none) {
     static const char *const modes[] = {"static weights", "weights as inputs",
                                         "recompiled with new weights",
@@ -325,10 +325,10 @@ std::string FunctionPartition::explain(unsigned region,
                           runnerName, formatSeconds(-bestDelta))
                 .str();
   }
-  double alone = margins && runnerUp != chosen
-                     ? standaloneCost(region, runnerUp) -
-                           standaloneCost(region, chosen)
-                     : 0;
+  double alone =
+      margins && runnerUp != chosen
+          ? standaloneCost(region, runnerUp) - standaloneCost(region, chosen)
+          : 0;
   if (margins && runnerUp != chosen && alone < 0 && bestDelta >= 0) {
     text += llvm::formatv("; decided by programs and boundaries: {0} alone "
                           "would be {1} faster, but moving it costs the step "

@@ -39,7 +39,8 @@ private:
     for (Value operand : op.getOperands()) {
       auto it = ids.find(operand);
       // Every value a region uses is defined inside it (isolated from above).
-      os << (it == ids.end() ? std::string("?") : "%" + std::to_string(it->second))
+      os << (it == ids.end() ? std::string("?")
+                             : "%" + std::to_string(it->second))
          << ",";
     }
     os << ")->(";

@@ -99,7 +99,8 @@ static std::optional<OpWork> estimateLibraryCall(Operation *op) {
     work.kind = convKind;
     work.flops = 2 * elementsOf(in(1)) * filterTaps(out(0));
   } else if (base == "MatmulOp") {
-    auto contracting = op->getAttrOfType<IntegerAttr>("lhs_contracting_dimension");
+    auto contracting =
+        op->getAttrOfType<IntegerAttr>("lhs_contracting_dimension");
     int64_t k = extent(in(0), contracting ? contracting.getInt() : 1);
     work.kind = OpKind::matmul;
     work.flops = 2 * elementsOf(out(0)) * k;
@@ -112,7 +113,8 @@ static std::optional<OpWork> estimateLibraryCall(Operation *op) {
     work.flops = 10 * elementsOf(in(0));
   } else if (base == "PoolMaxOp" || base == "PoolAvgOp") {
     work.kind = OpKind::pooling;
-    work.flops = elementsOf(out(0)) * productOf(op->getAttr("window_dimensions"));
+    work.flops =
+        elementsOf(out(0)) * productOf(op->getAttr("window_dimensions"));
   } else if (base == "PoolMaxGradOp") {
     work.kind = OpKind::pooling;
     work.flops =
@@ -432,15 +434,14 @@ Value WorkloadProfiler::traceWeightSource(Value value) {
     if (def->getNumOperands() == 0 || isCloneableLeaf(def))
       return {};
     OpWork work = getOpWork(def);
-    bool movesOnly = !work.opaque && (work.kind == OpKind::data_movement ||
-                                      work.flops == 0);
+    bool movesOnly =
+        !work.opaque && (work.kind == OpKind::data_movement || work.flops == 0);
     if (!movesOnly)
       return {};
     value = def->getOperand(0);
   }
   return {};
 }
-
 
 llvm::SmallPtrSet<Value, 8>
 WorkloadProfiler::weightArguments(FunctionOpInterface function) {
@@ -554,8 +555,8 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
   // scalar) and further results are updated parameters or gradients.
   llvm::DenseSet<Operation *> forward, optimizer, reachesResult;
   trainingStep = functionPhase == Phase::unknown &&
-                      function.getNumResults() >= 2 &&
-                      isScalarLike(function.getResultTypes()[0]);
+                 function.getNumResults() >= 2 &&
+                 isScalarLike(function.getResultTypes()[0]);
   if (trainingStep) {
     auto backwardSlice = [&](ArrayRef<Value> roots,
                              llvm::DenseSet<Operation *> &slice) {

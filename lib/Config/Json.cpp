@@ -18,7 +18,8 @@ std::string hwconfig::describeError(const json::Path::Root &root) {
   if (at == std::string::npos) {
     std::string whole = std::string(" when parsing ") + kRootName;
     if (message.size() >= whole.size() &&
-        message.compare(message.size() - whole.size(), whole.size(), whole) == 0)
+        message.compare(message.size() - whole.size(), whole.size(), whole) ==
+            0)
       message.erase(message.size() - whole.size());
     return "(top level): " + message;
   }
@@ -53,10 +54,9 @@ static unsigned nesting(const std::string &text) {
 }
 
 std::optional<json::Value>
-hwconfig::parseDocument(const std::string &text,
-                               const std::string &schema, int64_t minVersion,
-                               int64_t maxVersion, int64_t &version,
-                               std::string &error) {
+hwconfig::parseDocument(const std::string &text, const std::string &schema,
+                        int64_t minVersion, int64_t maxVersion,
+                        int64_t &version, std::string &error) {
   if (nesting(text) > kMaxNesting) {
     error = "(top level): nested deeper than " + std::to_string(kMaxNesting) +
             " levels";
@@ -90,8 +90,8 @@ hwconfig::parseDocument(const std::string &text,
   return std::move(*value);
 }
 
-std::optional<std::string>
-hwconfig::readTextFile(const std::string &path, std::string &error) {
+std::optional<std::string> hwconfig::readTextFile(const std::string &path,
+                                                  std::string &error) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {

@@ -53,7 +53,8 @@ std::optional<ProfileDB> hwconfig::parseProfileDB(const std::string &text,
       error = path + ".key: expected 16 hex digits, got '" + raw.key + "'";
       return std::nullopt;
     }
-    std::optional<hwcore::BackendKind> kind = hwcore::parseBackendName(raw.backend);
+    std::optional<hwcore::BackendKind> kind =
+        hwcore::parseBackendName(raw.backend);
     if (!kind) {
       error = path + ".backend: unknown backend '" + raw.backend + "'";
       return std::nullopt;

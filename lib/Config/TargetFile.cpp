@@ -27,7 +27,7 @@ namespace {
 /// that errors can quote them.
 struct RawBackend {
   std::string backend;
-  std::optional<double> dispatch; // version 1's name of `launch`
+  std::optional<double> dispatch;          // version 1's name of `launch`
   std::optional<std::string> weightUpdate; // version 1
   std::vector<std::string> weightUpdates, opKinds;
   std::map<std::string, double> kindEfficiency;
@@ -124,7 +124,8 @@ bool resolve(RawBackend &raw, size_t index, int64_t version,
     return true;
   }
   for (size_t i = 0; i < raw.weightUpdates.size(); ++i) {
-    std::optional<WeightUpdate> mode = parseWeightUpdateName(raw.weightUpdates[i]);
+    std::optional<WeightUpdate> mode =
+        parseWeightUpdateName(raw.weightUpdates[i]);
     if (!mode || *mode == WeightUpdate::none) {
       error = path + ".weight_updates[" + std::to_string(i) +
               "]: expected input, recompile or reload, got '" +
@@ -141,9 +142,8 @@ bool resolve(RawBackend &raw, size_t index, int64_t version,
 std::optional<TargetDescription> hwconfig::parseTarget(const std::string &text,
                                                        std::string &error) {
   int64_t version = 0;
-  std::optional<json::Value> document =
-      parseDocument(text, "hwagent.target", 1, kTargetSchemaVersion, version,
-                    error);
+  std::optional<json::Value> document = parseDocument(
+      text, "hwagent.target", 1, kTargetSchemaVersion, version, error);
   if (!document)
     return std::nullopt;
   TargetDescription target;
@@ -157,7 +157,8 @@ std::optional<TargetDescription> hwconfig::parseTarget(const std::string &text,
                 o.mapOptional("description", target.description) &&
                 o.map("default_link", target.defaultLink);
   if (mapped) {
-    const json::Array *array = backendList ? backendList->getAsArray() : nullptr;
+    const json::Array *array =
+        backendList ? backendList->getAsArray() : nullptr;
     if (!array) {
       if (backendList)
         backendsPath.report("expected array");

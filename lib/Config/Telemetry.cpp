@@ -31,8 +31,9 @@ std::optional<Telemetry> hwconfig::parseTelemetry(const std::string &text,
   }
   std::optional<ThermalState> state = parseThermalStateName(thermal);
   if (!state) {
-    error = "thermal_state: expected nominal, fair, serious or critical, got '" +
-            thermal + "'";
+    error =
+        "thermal_state: expected nominal, fair, serious or critical, got '" +
+        thermal + "'";
     return std::nullopt;
   }
   telemetry.thermal = *state;

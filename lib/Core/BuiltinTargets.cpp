@@ -3,8 +3,9 @@
 // Every number is sourced in docs/targets.md: a row of the calibration set
 // (docs/ane-facts.md) or another published measurement where one exists,
 // vendor figures or arithmetic on them otherwise ("derived"), and modeling
-// choices marked as such. The validation program (scripts/validate_device_model.py)
-// compares the predictions these give with the published measurements.
+// choices marked as such. The validation program
+// (scripts/validate_device_model.py) compares the predictions these give with
+// the published measurements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,19 +22,19 @@ struct AppleChip {
   const char *name;
   const char *description;
   // ANE.
-  double anePeak;        ///< fp16 FLOP/s of a deep constant-weight program
-  double aneRampFlops;   ///< program-level ramp
-  double aneBandwidth;   ///< attainable by the ANE, B/s
-  double aneLaunch;      ///< per program, s
+  double anePeak;      ///< fp16 FLOP/s of a deep constant-weight program
+  double aneRampFlops; ///< program-level ramp
+  double aneBandwidth; ///< attainable by the ANE, B/s
+  double aneLaunch;    ///< per program, s
   double aneCompilePerByte;
   // CPU.
   double cpuCoreFlops;   ///< fp32 NEON FLOP/s of one performance core
   double cpuMatrixFlops; ///< AMX/SME sgemm through Accelerate
   int64_t cpuCores;      ///< performance cores
   // GPU.
-  double gpuFlops;       ///< fp32 (= fp16 rate) FLOP/s
+  double gpuFlops; ///< fp32 (= fp16 rate) FLOP/s
   // SoC.
-  double dramBandwidth;  ///< B/s
+  double dramBandwidth; ///< B/s
 };
 
 constexpr AppleChip kAppleChips[] = {
@@ -55,9 +56,9 @@ constexpr AppleChip kAppleChips[] = {
 };
 
 const std::vector<WorkKind> kAcceleratorKinds = {
-    WorkKind::conv,      WorkKind::depthwise,     WorkKind::matmul,
-    WorkKind::elementwise, WorkKind::reduction,   WorkKind::normalization,
-    WorkKind::pooling,   WorkKind::data_movement};
+    WorkKind::conv,        WorkKind::depthwise,    WorkKind::matmul,
+    WorkKind::elementwise, WorkKind::reduction,    WorkKind::normalization,
+    WorkKind::pooling,     WorkKind::data_movement};
 
 BackendDescription appleAne(const AppleChip &chip) {
   BackendDescription b;

@@ -82,9 +82,10 @@ WorkKind dominantKind(const RegionProfile &region) {
 }
 
 /// Legality: "" and LegalityRule::none when the backend can run the region.
-std::pair<LegalityRule, std::string>
-legality(const RegionProfile &region, const BackendDescription &backend,
-         const Telemetry &telemetry, const CostOptions &options) {
+std::pair<LegalityRule, std::string> legality(const RegionProfile &region,
+                                              const BackendDescription &backend,
+                                              const Telemetry &telemetry,
+                                              const CostOptions &options) {
   std::string name = backendName(backend.kind);
   bool fixedShapes = !backend.opKinds.empty();
   if (region.dynamicDims > 0 && backend.staticShapes)
@@ -95,11 +96,12 @@ legality(const RegionProfile &region, const BackendDescription &backend,
   if (!backend.elementTypes.empty())
     for (const std::string &type : region.elementTypes)
       if (!has(backend.elementTypes, type))
-        return {LegalityRule::elementType,
-                "element type " + type + " is not supported by the " + name +
-                    (backend.computeType == "f16"
-                         ? " (it computes in fp16; only f16/f32 inputs are cast)"
-                         : "")};
+        return {
+            LegalityRule::elementType,
+            "element type " + type + " is not supported by the " + name +
+                (backend.computeType == "f16"
+                     ? " (it computes in fp16; only f16/f32 inputs are cast)"
+                     : "")};
   if (backend.maxDim > 0 && region.maxDim > backend.maxDim)
     return {LegalityRule::shapeLimit,
             "dimension of size " + std::to_string(region.maxDim) +
@@ -111,9 +113,8 @@ legality(const RegionProfile &region, const BackendDescription &backend,
             "rank-" + std::to_string(region.maxRank) + " matmul exceeds the " +
                 name + "'s rank limit of " + std::to_string(backend.maxRank)};
   if (region.hasLoops && !backend.runs(WorkKind::control_flow))
-    return {LegalityRule::loop,
-            "loop or recurrence; the " + name +
-                " runs straight-line programs only"};
+    return {LegalityRule::loop, "loop or recurrence; the " + name +
+                                    " runs straight-line programs only"};
   for (unsigned k = 0; k < kNumWorkKinds; ++k) {
     auto kind = static_cast<WorkKind>(k);
     if (region.count(kind) > 0 && !backend.runs(kind))
@@ -126,14 +127,12 @@ legality(const RegionProfile &region, const BackendDescription &backend,
   if (fixedShapes && !region.unsupportedOps.empty())
     return {LegalityRule::unsupportedOp,
             region.unsupportedOps.front() + " is not supported by the " + name};
-  bool gradient =
-      region.weightGradient || region.phase == Phase::optimizer;
+  bool gradient = region.weightGradient || region.phase == Phase::optimizer;
   if (backend.computeType == "f16" && options.training && gradient &&
       !options.fp16Gradients)
     return {LegalityRule::precision,
-            std::string(region.phase == Phase::optimizer
-                            ? "optimizer update"
-                            : "weight gradient") +
+            std::string(region.phase == Phase::optimizer ? "optimizer update"
+                                                         : "weight gradient") +
                 ": kept in fp32 off the " + name +
                 " (fp16 datapath), as working ANE trainers do; "
                 "fp16-gradients=true allows it with loss scaling"};
@@ -169,10 +168,9 @@ RegionCost hwcore::predictRegion(const RegionProfile &region,
   }
 
   // A backend computing in fp16 holds f32 data in half the bytes.
-  double narrowing = backend.computeType == "f16" &&
-                             has(region.elementTypes, "f32")
-                         ? 0.5
-                         : 1.0;
+  double narrowing =
+      backend.computeType == "f16" && has(region.elementTypes, "f32") ? 0.5
+                                                                      : 1.0;
   cost.flops = region.flops;
   cost.weightBytes = static_cast<int64_t>(region.paramBytes * narrowing);
   WorkKind kind = dominantKind(region);
@@ -187,11 +185,10 @@ RegionCost hwcore::predictRegion(const RegionProfile &region,
   cost.computeInputWeights = cost.compute;
   if (region.paramBytes > 0 && isContraction(kind))
     cost.computeInputWeights = cost.compute / backend.inputWeightEfficiency;
-  cost.memory = static_cast<double>(region.bytes()) * narrowing /
-                backend.bandwidth;
-  if (backend.sramBytes > 0 &&
-      region.bytes() * narrowing + cost.weightBytes >
-          static_cast<double>(backend.sramBytes)) {
+  cost.memory =
+      static_cast<double>(region.bytes()) * narrowing / backend.bandwidth;
+  if (backend.sramBytes > 0 && region.bytes() * narrowing + cost.weightBytes >
+                                   static_cast<double>(backend.sramBytes)) {
     cost.spilled = true;
     cost.scale(backend.spillFactor);
   }
@@ -232,9 +229,8 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     if (r->spilled)
       fixedMemory += r->memory;
   }
-  double rampFlops = context.utilizationFlops > 0
-                         ? context.utilizationFlops
-                         : static_cast<double>(flops);
+  double rampFlops = context.utilizationFlops > 0 ? context.utilizationFlops
+                                                  : static_cast<double>(flops);
   double util = backend.programRamp ? utilization(backend, rampFlops) : 1;
 
   static const WeightUpdate kNone[] = {WeightUpdate::none};
@@ -248,7 +244,8 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     if (mode == WeightUpdate::recompile && backend.maxCompiles > 0 &&
         context.weightPrograms > backend.maxCompiles)
       continue;
-    bool baked = mode == WeightUpdate::recompile || mode == WeightUpdate::reload;
+    bool baked =
+        mode == WeightUpdate::recompile || mode == WeightUpdate::reload;
     if (baked && backend.maxWeightBytes > 0 &&
         weightBytes > backend.maxWeightBytes)
       continue;
@@ -265,9 +262,9 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     double compute = 0, memory = 0, work = 0;
     for (const RegionCost *const *it = regions; it != end; ++it) {
       const RegionCost *r = *it;
-      double rc = (mode == WeightUpdate::input ? r->computeInputWeights
-                                               : r->compute) /
-                  util;
+      double rc =
+          (mode == WeightUpdate::input ? r->computeInputWeights : r->compute) /
+          util;
       compute += rc;
       memory += r->memory;
       work += std::max(rc, r->memory);

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <queue>
-#include <map>
 #include <unordered_map>
 
 using namespace hwcore;
@@ -139,12 +139,14 @@ public:
       LinkDescription link = graph.links[la][lb];
       link.sync = 0;
       boundary += linkCost(link, e.bytes, e.convertBytes);
-      crossings.push_back(uint64_t(uint32_t(from + 1)) << 32 | uint32_t(to + 1));
+      crossings.push_back(uint64_t(uint32_t(from + 1)) << 32 |
+                          uint32_t(to + 1));
     }
     std::sort(crossings.begin(), crossings.end());
     for (size_t i = 0; i < crossings.size(); ++i)
       if (i == 0 || crossings[i] != crossings[i - 1]) {
-        int from = int(crossings[i] >> 32) - 1, to = int(crossings[i] & ~0u) - 1;
+        int from = int(crossings[i] >> 32) - 1,
+            to = int(crossings[i] & ~0u) - 1;
         unsigned la = from < 0 ? graph.hostLabel : programLabel[from];
         unsigned lb = to < 0 ? graph.hostLabel : programLabel[to];
         boundary += graph.links[la][lb].sync;
@@ -218,7 +220,8 @@ public:
       int to = e.to == n ? -1 : int(plan.programOf[e.to]);
       if (from == to)
         continue;
-      auto [it, inserted] = index.try_emplace({from, to}, plan.boundaries.size());
+      auto [it, inserted] =
+          index.try_emplace({from, to}, plan.boundaries.size());
       if (inserted)
         plan.boundaries.push_back({from, to, 0, 0, 0});
       plan.boundaries[it->second].bytes += e.bytes;
@@ -243,8 +246,9 @@ private:
     context.boundaryBytes = boundaryBytes[p];
     context.telemetryFactor = graph.telemetryFactor[programLabel[p]];
     context.weightPrograms = weightPrograms[programLabel[p]];
-    return programCost(graph.backends[programLabel[p]], members.data() + start[p],
-                       start[p + 1] - start[p], context, graph.options);
+    return programCost(graph.backends[programLabel[p]],
+                       members.data() + start[p], start[p + 1] - start[p],
+                       context, graph.options);
   }
 
   /// Levels, then connected regions of one label and level; sets
@@ -402,9 +406,9 @@ PartitionProblem surrogate(const StepGraph &graph,
   for (unsigned v = 0; v < n; ++v) {
     std::vector<double> unary(L);
     for (unsigned l = 0; l < L; ++l)
-      unary[l] = standalone(graph, v, l, io[v],
-                            componentFlops[l].empty() ? 0
-                                                      : componentFlops[l][v]);
+      unary[l] =
+          standalone(graph, v, l, io[v],
+                     componentFlops[l].empty() ? 0 : componentFlops[l][v]);
     problem.addNode(std::move(unary));
   }
   std::vector<double> host(L, kInf);
@@ -563,8 +567,9 @@ double inside(const StepGraph &graph, unsigned v, unsigned label) {
 /// legal, every region on a boundary to every other legal label, each with
 /// a local estimate of the change (the program's own cost there, its
 /// boundaries re-priced, launches saved by merging or added by splitting).
-std::vector<Move> candidateMoves(const StepGraph &graph, const StepPlan &plan,
-                                 const std::vector<std::vector<unsigned>> &neighbours) {
+std::vector<Move>
+candidateMoves(const StepGraph &graph, const StepPlan &plan,
+               const std::vector<std::vector<unsigned>> &neighbours) {
   const unsigned n = graph.numRegions(), L = graph.numLabels();
   std::vector<Move> moves;
   auto labelOf = [&](int p) {
@@ -604,9 +609,9 @@ std::vector<Move> candidateMoves(const StepGraph &graph, const StepPlan &plan,
         const StepPlan::Boundary &b = plan.boundaries[i];
         unsigned la = b.from == int(p) ? c : labelOf(b.from);
         unsigned lb = b.to == int(p) ? c : labelOf(b.to);
-        double now = la == lb ? 0
-                              : linkCost(graph.links[la][lb], b.bytes,
-                                         b.convertBytes);
+        double now =
+            la == lb ? 0
+                     : linkCost(graph.links[la][lb], b.bytes, b.convertBytes);
         estimate += now - b.seconds;
         int other = b.from == int(p) ? b.to : b.from;
         if (other >= 0 && labelOf(other) == c)
@@ -747,7 +752,8 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
   StepSolution solution;
   Evaluator evaluator(graph);
   std::vector<unsigned> ordered;
-  for (BackendKind kind : {BackendKind::ane, BackendKind::gpu, BackendKind::cpu})
+  for (BackendKind kind :
+       {BackendKind::ane, BackendKind::gpu, BackendKind::cpu})
     if (std::optional<unsigned> l = graph.labelOf(kind))
       ordered.push_back(*l);
 
@@ -792,8 +798,8 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
     std::string cutError;
     if (std::optional<PartitionResult> cut = solvePairwise(problem, cutError)) {
       solution.cuts += cut->cuts;
-      consider(std::vector<unsigned>(cut->labels.begin(),
-                                     cut->labels.begin() + n));
+      consider(
+          std::vector<unsigned>(cut->labels.begin(), cut->labels.begin() + n));
     }
   }
   for (Strategy s : kAllStrategies)
@@ -801,8 +807,8 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
       consider(baseline(s));
   // Exact evaluations are O(regions + edges): bound the refinement's work.
   double work = double(n) * L + double(graph.edges.size()) + 1;
-  unsigned budget = evaluator.evaluations +
-                    unsigned(std::clamp(4e6 / work, 24.0, 4000.0));
+  unsigned budget =
+      evaluator.evaluations + unsigned(std::clamp(4e6 / work, 24.0, 4000.0));
   StepPlan best = evaluator.evaluate(bestLabels);
   solution.moves = refine(graph, evaluator, best, budget);
   solution.plan = std::move(best);

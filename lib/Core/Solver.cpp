@@ -21,7 +21,7 @@ void PartitionProblem::addEdge(unsigned u, unsigned v,
 }
 
 double hwcore::evaluate(const PartitionProblem &problem,
-                         const std::vector<unsigned> &labels) {
+                        const std::vector<unsigned> &labels) {
   double total = 0;
   for (unsigned node = 0; node < problem.numNodes(); ++node) {
     double cost = problem.unary[node][labels[node]];
@@ -40,18 +40,17 @@ namespace {
 /// max-flow. Energies follow Kolmogorov & Zabih, "What energy functions can
 /// be minimized via graph cuts?" (PAMI 2004).
 class BinaryCut {
-  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS,
-                                              boost::directedS>;
+  using Traits =
+      boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using Graph = boost::adjacency_list<
       boost::vecS, boost::vecS, boost::directedS,
       boost::property<
           boost::vertex_index_t, long,
           boost::property<
               boost::vertex_color_t, boost::default_color_type,
-              boost::property<
-                  boost::vertex_distance_t, long,
-                  boost::property<boost::vertex_predecessor_t,
-                                  Traits::edge_descriptor>>>>,
+              boost::property<boost::vertex_distance_t, long,
+                              boost::property<boost::vertex_predecessor_t,
+                                              Traits::edge_descriptor>>>>,
       boost::property<
           boost::edge_capacity_t, double,
           boost::property<boost::edge_residual_capacity_t, double,

@@ -53,7 +53,8 @@ const BackendDescription *TargetDescription::lookup(BackendKind kind) const {
   return nullptr;
 }
 
-LinkDescription TargetDescription::link(BackendKind from, BackendKind to) const {
+LinkDescription TargetDescription::link(BackendKind from,
+                                        BackendKind to) const {
   for (const LinkDescription &candidate : links)
     if (candidate.from == from && candidate.to == to)
       return candidate;
@@ -142,8 +143,8 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
       c.fail(path + ".max_rank", "must be non-negative");
     if (b.computeType != "" && b.computeType != "f16" &&
         b.computeType != "f32" && b.computeType != "bf16")
-      c.fail(path + ".compute_type", "expected f16, bf16 or f32, got '" +
-                                         b.computeType + "'");
+      c.fail(path + ".compute_type",
+             "expected f16, bf16 or f32, got '" + b.computeType + "'");
   }
   checkLink(c, "default_link", target.defaultLink);
   for (size_t i = 0; i < target.links.size(); ++i) {

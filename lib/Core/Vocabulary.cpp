@@ -12,9 +12,8 @@ constexpr const char *kBackendNames[] = {"cpu", "ane", "gpu"};
 static_assert(std::size(kBackendNames) == kNumBackendKinds,
               "a name per backend of hwagent_rt.h");
 constexpr const char *kWorkKindNames[] = {
-    "conv",      "depthwise",     "matmul",       "elementwise",
-    "reduction", "normalization", "pooling",      "data_movement",
-    "control_flow", "opaque"};
+    "conv",          "depthwise", "matmul",        "elementwise",  "reduction",
+    "normalization", "pooling",   "data_movement", "control_flow", "opaque"};
 static_assert(std::size(kWorkKindNames) == kNumWorkKinds, "a name per kind");
 constexpr const char *kPhaseNames[] = {"unknown", "forward", "backward",
                                        "optimizer", "mixed"};
@@ -28,7 +27,8 @@ constexpr const char *kThermalNames[] = {"nominal", "fair", "serious",
                                          "critical"};
 
 template <typename Enum, size_t N>
-std::optional<Enum> lookup(const char *const (&names)[N], std::string_view name) {
+std::optional<Enum> lookup(const char *const (&names)[N],
+                           std::string_view name) {
   for (size_t i = 0; i < N; ++i)
     if (name == names[i])
       return static_cast<Enum>(i);
@@ -77,13 +77,15 @@ std::optional<BackendKind> hwcore::fixedBackend(Strategy strategy) {
 const char *hwcore::weightUpdateName(WeightUpdate mode) {
   return nameOf(kWeightUpdateNames, static_cast<unsigned>(mode));
 }
-std::optional<WeightUpdate> hwcore::parseWeightUpdateName(std::string_view name) {
+std::optional<WeightUpdate>
+hwcore::parseWeightUpdateName(std::string_view name) {
   return lookup<WeightUpdate>(kWeightUpdateNames, name);
 }
 const char *hwcore::thermalStateName(ThermalState state) {
   return nameOf(kThermalNames, static_cast<unsigned>(state));
 }
-std::optional<ThermalState> hwcore::parseThermalStateName(std::string_view name) {
+std::optional<ThermalState>
+hwcore::parseThermalStateName(std::string_view name) {
   return lookup<ThermalState>(kThermalNames, name);
 }
 double hwcore::thermalFactor(ThermalState state) {

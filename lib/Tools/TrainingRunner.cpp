@@ -60,7 +60,8 @@ static void writeDescriptor(std::vector<int64_t> &words, char *data,
 }
 
 /// The memref descriptor (MLIR's strided layout) of `shape` over `data`.
-static std::vector<int64_t> makeDescriptor(char *data, ArrayRef<int64_t> shape) {
+static std::vector<int64_t> makeDescriptor(char *data,
+                                           ArrayRef<int64_t> shape) {
   std::vector<int64_t> words;
   switch (shape.size()) {
 #define HWAGENT_RANK(N)                                                        \
@@ -98,8 +99,8 @@ struct TrainingRunner::Tensor {
   }
   /// The first element (base pointer + offset).
   char *data() const {
-    auto *view = reinterpret_cast<const StridedMemRefType<char, 0> *>(
-        descriptor.data());
+    auto *view =
+        reinterpret_cast<const StridedMemRefType<char, 0> *>(descriptor.data());
     return view->data + view->offset * elementBytes();
   }
   void *allocated() const {
@@ -151,7 +152,8 @@ mapParameters(func::FuncOp fn, const RunnerOptions &options,
       return fail(message);
     }
     if (llvm::count(mapping, arg))
-      return fail(llvm::formatv("argument #{0} is updated by two results", arg));
+      return fail(
+          llvm::formatv("argument #{0} is updated by two results", arg));
     mapping[result] = arg;
     return success();
   };
@@ -290,8 +292,8 @@ static int64_t estimatePeakBytes(func::FuncOp fn) {
 TrainingRunner::TrainingRunner() = default;
 
 std::unique_ptr<TrainingRunner>
-TrainingRunner::create(OwningOpRef<ModuleOp> module, const RunnerOptions &options,
-                       llvm::raw_ostream &errs) {
+TrainingRunner::create(OwningOpRef<ModuleOp> module,
+                       const RunnerOptions &options, llvm::raw_ostream &errs) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -371,8 +373,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module, const RunnerOptions &option
     tensor->shape.assign(t.getShape().begin(), t.getShape().end());
     for (int64_t d : tensor->shape)
       tensor->elements = saturatingMul(tensor->elements, d);
-    tensor->storage.resize(
-        std::max<int64_t>(1, tensor->elements) * tensor->elementBytes());
+    tensor->storage.resize(std::max<int64_t>(1, tensor->elements) *
+                           tensor->elementBytes());
     tensor->descriptor = makeDescriptor(tensor->storage.data(), tensor->shape);
     bool isParam = llvm::count(r->params, a);
     auto oneHot = fn.getArgAttrOfType<StringAttr>(a, "hwagent.input");
@@ -398,7 +400,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module, const RunnerOptions &option
       for (int64_t k = 0; k < n; ++k) {
         int64_t label = (k * 7 + 3) % classes;
         if (t.getElementType().isInteger(32))
-          reinterpret_cast<int32_t *>(tensor->storage.data())[k] = int32_t(label);
+          reinterpret_cast<int32_t *>(tensor->storage.data())[k] =
+              int32_t(label);
         else
           reinterpret_cast<int64_t *>(tensor->storage.data())[k] = label;
       }
@@ -423,11 +426,12 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module, const RunnerOptions &option
   PassManager pm(module->getContext());
   std::string pipeline;
   if (!partitioned)
-    pipeline = "partition-backends{target=" + options.target +
-               " strategy=" + options.strategy +
-               (options.partitionOptions.empty() ? ""
-                                                 : " " + options.partitionOptions) +
-               "},";
+    pipeline =
+        "partition-backends{target=" + options.target +
+        " strategy=" + options.strategy +
+        (options.partitionOptions.empty() ? ""
+                                          : " " + options.partitionOptions) +
+        "},";
   pipeline += "hwagent-lower-to-runtime,hwagent-lower-to-llvm";
   if (failed(parsePassPipeline(pipeline, pm, errs)))
     return nullptr;
@@ -513,7 +517,8 @@ float TrainingRunner::step(llvm::raw_ostream &errs) {
     argPointers.push_back(t->descriptor.data());
   for (void *&p : argPointers)
     packed.push_back(&p);
-  if (llvm::Error error = engine->invokePacked("_mlir_ciface_" + entry, packed)) {
+  if (llvm::Error error =
+          engine->invokePacked("_mlir_ciface_" + entry, packed)) {
     errs << "hwagent-run: step failed: " << llvm::toString(std::move(error))
          << "\n";
     return NAN;

@@ -26,7 +26,8 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
 Estimate OnlineModel::get(unsigned region, int backend) const {
   const Estimate &d = deviation[region * kNumBackends + backend];
   const Estimate &o = offset[backend];
-  return Estimate{logPredicted[region * kNumBackends + backend] + o.mean + d.mean,
+  return Estimate{logPredicted[region * kNumBackends + backend] + o.mean +
+                      d.mean,
                   o.variance + d.variance, d.samples};
 }
 
@@ -35,12 +36,13 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   Estimate &d = deviation[region * kNumBackends + backend];
   Estimate &o = offset[backend];
   double z = std::log(std::max(seconds, 1e-9));
-  double innovation = z - (logPredicted[region * kNumBackends + backend] +
-                           o.mean + d.mean);
+  double innovation =
+      z - (logPredicted[region * kNumBackends + backend] + o.mean + d.mean);
   // Joint update of the two terms: each takes its share of the innovation
   // by its variance (the measurement sees their sum).
-  double total = o.variance + d.variance +
-                 params.measurementVariance / double(std::max<int64_t>(samples, 1));
+  double total =
+      o.variance + d.variance +
+      params.measurementVariance / double(std::max<int64_t>(samples, 1));
   double gainOffset = o.variance / total, gainDeviation = d.variance / total;
   o.mean += gainOffset * innovation;
   d.mean += gainDeviation * innovation;
@@ -53,7 +55,8 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
 void OnlineModel::advance() {
   for (Estimate &d : deviation) {
     d.mean *= 1 - params.deviationDecay;
-    d.variance = std::min(d.variance + params.processVariance, params.priorVariance);
+    d.variance =
+        std::min(d.variance + params.processVariance, params.priorVariance);
   }
   for (Estimate &o : offset)
     o.variance = std::min(o.variance + params.backendProcessVariance,

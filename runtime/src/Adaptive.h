@@ -16,8 +16,8 @@
 #include "Model.h"
 
 #include <cmath>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace hwagent_rt {
@@ -60,7 +60,8 @@ public:
   void reset(const Model &model, const AdaptiveParameters &params);
   /// `samples` measurements of `region` (a program index) on `backend` whose
   /// mean is `seconds` (the mean's variance shrinks with their number).
-  void update(unsigned region, int backend, double seconds, int64_t samples = 1);
+  void update(unsigned region, int backend, double seconds,
+              int64_t samples = 1);
   /// Forgetting between steps.
   void advance();
   /// A known change of `backend`'s speed by exp(logFactor) (telemetry:
@@ -82,7 +83,7 @@ private:
 /// A re-partition decision.
 struct Decision {
   std::vector<int32_t> backends; // per program
-  double currentSeconds = 0;     // predicted step time of the current assignment
+  double currentSeconds = 0; // predicted step time of the current assignment
   double proposedSeconds = 0;
   double gainStdDev = 0;
   bool switchWorthIt = false;

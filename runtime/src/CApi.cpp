@@ -146,7 +146,8 @@ hwagent_status_t hwagent_session_flush(hwagent_session_t *session) {
 }
 
 int32_t hwagent_rt_select(int64_t program) {
-  hwagent_rt::Session *s = implOf(currentSession.load(std::memory_order_acquire));
+  hwagent_rt::Session *s =
+      implOf(currentSession.load(std::memory_order_acquire));
   return s ? s->select(program) : HWAGENT_BACKEND_CPU;
 }
 
@@ -157,8 +158,10 @@ void hwagent_rt_begin(int64_t program, int32_t) {
 
 int32_t hwagent_rt_end(int64_t program, int32_t backend, int32_t nonfinite) {
   int64_t end = nowNanos();
-  hwagent_rt::Session *s = implOf(currentSession.load(std::memory_order_acquire));
-  int64_t wall = openExecution.program == program ? end - openExecution.start : 0;
+  hwagent_rt::Session *s =
+      implOf(currentSession.load(std::memory_order_acquire));
+  int64_t wall =
+      openExecution.program == program ? end - openExecution.start : 0;
   openExecution.program = -1;
   return s ? s->end(program, backend, nonfinite, wall) : 0;
 }

@@ -34,13 +34,14 @@ void Session::learnFromCounters() {
   for (size_t p = 0; p < model.programs.size(); ++p)
     for (int b = 0; b < kNumBackends; ++b) {
       size_t slot = p * kNumBackends + b;
-      int64_t executions = states[p].executions[b].load(std::memory_order_relaxed);
+      int64_t executions =
+          states[p].executions[b].load(std::memory_order_relaxed);
       int64_t nanos = states[p].nanos[b].load(std::memory_order_relaxed);
       int64_t n = executions - a.learnedExecutions[slot];
       if (n <= 0)
         continue;
-      a.model.update(p, b, double(nanos - a.learnedNanos[slot]) * 1e-9 / double(n),
-                     n);
+      a.model.update(
+          p, b, double(nanos - a.learnedNanos[slot]) * 1e-9 / double(n), n);
       a.compiled[slot] = true;
       a.learnedExecutions[slot] = executions;
       a.learnedNanos[slot] = nanos;
@@ -97,8 +98,9 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   event.current_seconds = decision.currentSeconds;
   event.proposed_seconds = decision.proposedSeconds;
   event.reason = decision.reason;
-  bool vetoed = options.on_repartition &&
-                options.on_repartition(options.on_repartition_user, &event) != 0;
+  bool vetoed =
+      options.on_repartition &&
+      options.on_repartition(options.on_repartition_user, &event) != 0;
   if (vetoed) {
     ++a.regret.vetoes;
   } else {
@@ -144,7 +146,8 @@ void Session::explore(int64_t step, const std::vector<int32_t> &current) {
   int bestProgram = -1;
   double bestGain = 0, bestCost = 0;
   for (size_t p = 0; p < current.size(); ++p) {
-    if (!Model::legal(model.programs[p], bestBackend) || current[p] == bestBackend)
+    if (!Model::legal(model.programs[p], bestBackend) ||
+        current[p] == bestBackend)
       continue;
     double cost =
         std::max(0.0, moveDelta(model, current, p, bestBackend, estimated));

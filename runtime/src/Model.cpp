@@ -40,8 +40,8 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   for (int a = 0; a < kNumBackends; ++a) {
     m.compile[a] = info->compile[a];
     if (!finiteNonNegative(info->compile[a]))
-      return absl::InvalidArgumentError(
-          absl::StrCat("compile time of backend ", a, " must be finite and >= 0"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "compile time of backend ", a, " must be finite and >= 0"));
     for (int b = 0; b < kNumBackends; ++b) {
       const hwagent_link_info_t &l = info->links[a][b];
       if (a != b && !(std::isfinite(l.bandwidth) && l.bandwidth > 0 &&
@@ -58,7 +58,8 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   for (size_t i = 0; i < m.programs.size(); ++i) {
     const hwagent_program_info_t &p = m.programs[i];
     auto bad = [&](const std::string &what) {
-      return absl::InvalidArgumentError(absl::StrCat("program ", i, ": ", what));
+      return absl::InvalidArgumentError(
+          absl::StrCat("program ", i, ": ", what));
     };
     if (!Model::legal(p, HWAGENT_BACKEND_CPU))
       return bad("has no CPU variant to fall back to");
@@ -84,8 +85,8 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
         return absl::InvalidArgumentError(
             absl::StrCat("edge ", i, ": names unknown program ", end));
     if (e.bytes < 0 || e.convert_bytes < 0 || e.convert_bytes > e.bytes)
-      return absl::InvalidArgumentError(
-          absl::StrCat("edge ", i, ": bytes must be >= 0 and cover the converted bytes"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "edge ", i, ": bytes must be >= 0 and cover the converted bytes"));
     if (e.from >= 0)
       m.incident[e.from].push_back(i);
     if (e.to >= 0 && e.to != e.from)

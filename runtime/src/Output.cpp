@@ -104,15 +104,15 @@ void TraceWriter::span(int64_t program, int backend, double start,
                        bool fault) {
   if (!file || failed)
     return;
-  Json event = {{"name", absl::StrCat("program ", program)},
-                {"cat", hwagent_backend_name(backend)},
-                {"ph", "X"},
-                {"pid", 1},
-                {"tid", backend},
-                {"ts", start * 1e6},
-                {"dur", seconds * 1e6},
-                {"args",
-                 {{"step", step}, {"simulated", simulated}, {"fault", fault}}}};
+  Json event = {
+      {"name", absl::StrCat("program ", program)},
+      {"cat", hwagent_backend_name(backend)},
+      {"ph", "X"},
+      {"pid", 1},
+      {"tid", backend},
+      {"ts", start * 1e6},
+      {"dur", seconds * 1e6},
+      {"args", {{"step", step}, {"simulated", simulated}, {"fault", fault}}}};
   failed = !put(file, ",\n" + event.dump());
 }
 

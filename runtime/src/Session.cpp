@@ -31,7 +31,8 @@ static absl::StatusOr<std::vector<ScenarioEvent>>
 readScenario(const std::string &path) {
   std::ifstream file(path);
   if (!file)
-    return absl::UnavailableError(absl::StrCat("cannot read scenario '", path, "'"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot read scenario '", path, "'"));
   std::stringstream text;
   text << file.rdbuf();
   absl::StatusOr<std::vector<ScenarioEvent>> events = parseScenario(text.str());
@@ -99,7 +100,8 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
     AdaptiveState &a = adaptive;
     if (options.horizon > 0)
       a.params.horizon = options.horizon;
-    a.exploreBudget = options.explore_budget > 0 ? options.explore_budget : 0.02;
+    a.exploreBudget =
+        options.explore_budget > 0 ? options.explore_budget : 0.02;
     a.model.reset(model, a.params);
     a.compiled.assign(n * kNumBackends, false);
     // The compile-time placement's variants are built before training.
@@ -189,8 +191,8 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   const hwagent_program_info_t &info = model.programs[program];
   double wall = wallNanos * 1e-9;
   bool measured = backend == HWAGENT_BACKEND_CPU && !options.simulate_cpu;
-  double seconds =
-      (measured ? wall : simulatedSeconds(info, backend)) * scenarioFactor(backend);
+  double seconds = (measured ? wall : simulatedSeconds(info, backend)) *
+                   scenarioFactor(backend);
   bool fault = false;
   if (backend == HWAGENT_BACKEND_ANE) {
     int64_t step = steps.load(std::memory_order_relaxed);
@@ -268,8 +270,9 @@ absl::Status Session::endStep(double loss) {
 
 absl::Status Session::pin(int64_t program, int32_t backend) {
   if (program < 0 || size_t(program) >= model.programs.size())
-    return absl::NotFoundError(absl::StrCat(
-        "no program ", program, " (the model has ", model.programs.size(), ")"));
+    return absl::NotFoundError(absl::StrCat("no program ", program,
+                                            " (the model has ",
+                                            model.programs.size(), ")"));
   if (!Model::legal(model.programs[program], backend))
     return absl::InvalidArgumentError(
         absl::StrCat("program ", program, " has no variant on backend ",

@@ -126,7 +126,8 @@ private:
   // Controller.cpp
   void adaptAtStepEnd(int64_t step);
   void learnFromCounters() ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
-  void followTelemetry(int64_t step) ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  void followTelemetry(int64_t step)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   void repartition(int64_t step, const std::vector<int32_t> &current)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   void explore(int64_t step, const std::vector<int32_t> &current)

@@ -36,14 +36,16 @@ hwagent_telemetry_t readHostTelemetry(CpuUtilization &cpu) {
   return t;
 }
 
-absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text) {
+absl::StatusOr<std::vector<ScenarioEvent>>
+parseScenario(absl::string_view text) {
   std::vector<ScenarioEvent> events;
   int lineNumber = 0;
   bool sawHeader = false;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++lineNumber;
     line = line.substr(0, line.find('#'));
-    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    std::vector<absl::string_view> f =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
     if (f.empty())
       continue;
     auto bad = [&](absl::string_view what) {
@@ -57,11 +59,12 @@ absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text)
       continue;
     }
     ScenarioEvent e;
-    if (f.size() < 4 || f[0] != "at" || !absl::SimpleAtoi(f[1], &e.step) || e.step < 0)
+    if (f.size() < 4 || f[0] != "at" || !absl::SimpleAtoi(f[1], &e.step) ||
+        e.step < 0)
       return bad("expected 'at <step> ...'");
     if (f[2] == "thermal" && f.size() == 4) {
-      std::optional<hwcore::ThermalState> state =
-          hwcore::parseThermalStateName(std::string_view(f[3].data(), f[3].size()));
+      std::optional<hwcore::ThermalState> state = hwcore::parseThermalStateName(
+          std::string_view(f[3].data(), f[3].size()));
       if (!state)
         return bad(absl::StrCat("unknown thermal state '", f[3], "'"));
       e.thermal = static_cast<int>(*state);
@@ -112,7 +115,8 @@ double CpuUtilization::sample() {
 ThermalReading readThermalZones() {
   ThermalReading reading;
   for (int zone = 0; zone < 64; ++zone) {
-    std::ifstream file(absl::StrCat("/sys/class/thermal/thermal_zone", zone, "/temp"));
+    std::ifstream file(
+        absl::StrCat("/sys/class/thermal/thermal_zone", zone, "/temp"));
     if (!file)
       break;
     long milli = 0;

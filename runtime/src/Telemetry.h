@@ -18,9 +18,9 @@ namespace hwagent_rt {
 /// changes.
 struct ScenarioEvent {
   int64_t step = 0;
-  int backend = -1;     // -1 for a thermal event
-  double slowdown = 1;  // >= 1
-  int thermal = -1;     // 0..3 for a thermal event
+  int backend = -1;    // -1 for a thermal event
+  double slowdown = 1; // >= 1
+  int thermal = -1;    // 0..3 for a thermal event
 };
 
 /// Parses a scenario file:
@@ -29,7 +29,8 @@ struct ScenarioEvent {
 ///   at <step> thermal <nominal|fair|serious|critical>
 /// ('#' starts a comment). Events are returned sorted by step; errors name
 /// the line (a slowdown must be a finite number >= 1).
-absl::StatusOr<std::vector<ScenarioEvent>> parseScenario(absl::string_view text);
+absl::StatusOr<std::vector<ScenarioEvent>>
+parseScenario(absl::string_view text);
 
 /// Time multiplier of a thermal state (hwagent_thermal_t): the core's.
 double thermalFactor(int state);

@@ -72,7 +72,8 @@ TEST_F(AdaptiveModel, EstimatesConvergeToMeasurements) {
     model.advance();
   }
   EXPECT_NEAR(model.get(0, 1).seconds(), 3e-3, 3e-4);
-  EXPECT_LT(model.get(0, 1).variance, params.priorVariance + params.backendPriorVariance);
+  EXPECT_LT(model.get(0, 1).variance,
+            params.priorVariance + params.backendPriorVariance);
   // What region 0 taught about the ANE carries to region 1.
   EXPECT_GT(model.get(1, 1).seconds(), 1.5e-3);
   // Drift: the ANE recovers and the estimate follows.
@@ -134,8 +135,14 @@ TEST(Adaptive, MoveDeltaIsTheStepTimeDifference) {
   builder.links(1e10, 5e9, 1e-5).link(0, 2, 2e10, 0, 5e-6);
   for (int r = 0; r < 6; ++r)
     builder.program(0, {1e-3 * (r + 1), 5e-4, 7e-4});
-  builder.edge(-1, 0, 1000).edge(0, 1, 2000).edge(1, 2, 3000, 0).edge(2, 3, 4000)
-      .edge(3, 4, 5000).edge(4, 5, 6000).edge(1, 4, 7000).edge(5, -1, 8000);
+  builder.edge(-1, 0, 1000)
+      .edge(0, 1, 2000)
+      .edge(1, 2, 3000, 0)
+      .edge(2, 3, 4000)
+      .edge(3, 4, 5000)
+      .edge(4, 5, 6000)
+      .edge(1, 4, 7000)
+      .edge(5, -1, 8000);
   Model table = load(builder);
   auto cost = [&](size_t r, int b) { return table.programs[r].predicted[b]; };
   std::mt19937 rng(11);
@@ -184,7 +191,8 @@ void runSteps(int steps) {
 }
 
 TEST(Adaptive, VetoedRepartitionIsNotApplied) {
-  std::string scenario = writeScenario("hwagent-scenario 1\nat 5 ane slowdown 6\n");
+  std::string scenario =
+      writeScenario("hwagent-scenario 1\nat 5 ane slowdown 6\n");
   Vetoes vetoes;
   hwagent_options_t options;
   hwagent_options_init(&options);
@@ -228,8 +236,7 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
 /// Runs `steps` steps of `table` under `scenario`, adaptive with every
 /// time simulated; by default the model learns from measurements only.
 hwagent_regret_t runAdaptive(const ModelBuilder &table, const char *scenario,
-                             int steps,
-                             double budget, int32_t *finalBackend,
+                             int steps, double budget, int32_t *finalBackend,
                              std::vector<int64_t> *switchSteps = nullptr,
                              bool telemetry = false, int exploreEvery = 5) {
   std::string path = writeScenario(scenario);
@@ -257,7 +264,8 @@ hwagent_regret_t runAdaptive(const ModelBuilder &table, const char *scenario,
     *finalBackend = hwagent_rt_select(0);
   if (switchSteps) {
     switchSteps->resize(16);
-    switchSteps->resize(hwagent_session_switch_steps(s, switchSteps->data(), 16));
+    switchSteps->resize(
+        hwagent_session_switch_steps(s, switchSteps->data(), 16));
   }
   hwagent_session_destroy(s);
   return regret;
@@ -293,9 +301,8 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
   // by 2 % of one per step, so a probe comes about every 12 steps.
   int32_t backend = -1;
   std::vector<int64_t> switches;
-  hwagent_regret_t regret = runAdaptive(
-      chain(), kSlowdownAndRecovery,
-      150, 0.02, &backend, &switches);
+  hwagent_regret_t regret = runAdaptive(chain(), kSlowdownAndRecovery, 150,
+                                        0.02, &backend, &switches);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.switches, 2);
   ASSERT_EQ(switches.size(), 2u);
@@ -305,9 +312,7 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
   EXPECT_LE(switches[1], 40 + 15);
   // A generous budget sees the recovery sooner (and pays for more probes
   // while the ANE is slow).
-  runAdaptive(
-      chain(), kSlowdownAndRecovery,
-      150, 0.2, nullptr, &switches);
+  runAdaptive(chain(), kSlowdownAndRecovery, 150, 0.2, nullptr, &switches);
   ASSERT_EQ(switches.size(), 2u);
   EXPECT_LE(switches[1], 40 + 6);
 }
@@ -320,9 +325,9 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   // before it, without probing.
   int32_t backend = -1;
   std::vector<int64_t> switches;
-  hwagent_regret_t regret = runAdaptive(
-      chain(), kSlowdownAndRecovery,
-      150, 0.02, &backend, &switches, /*telemetry=*/true, /*exploreEvery=*/0);
+  hwagent_regret_t regret =
+      runAdaptive(chain(), kSlowdownAndRecovery, 150, 0.02, &backend, &switches,
+                  /*telemetry=*/true, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
   EXPECT_EQ(regret.explorations, 0);
   ASSERT_EQ(switches.size(), 2u);
@@ -332,15 +337,15 @@ TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   EXPECT_LE(regret.actual_seconds / regret.oracle_seconds - 1, 0.01);
   // Learning from measurements only, without probes, never sees the
   // recovery: it stays on the CPU.
-  runAdaptive(chain(), kSlowdownAndRecovery,
-              150, 0.02, &backend, &switches, /*telemetry=*/false, /*exploreEvery=*/0);
+  runAdaptive(chain(), kSlowdownAndRecovery, 150, 0.02, &backend, &switches,
+              /*telemetry=*/false, /*exploreEvery=*/0);
   EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
   EXPECT_EQ(switches.size(), 1u);
 }
 
 TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
-  std::string scenario =
-      writeScenario("hwagent-scenario 1\nat 3 ane slowdown 6\nat 40 ane slowdown 1\n");
+  std::string scenario = writeScenario(
+      "hwagent-scenario 1\nat 3 ane slowdown 6\nat 40 ane slowdown 1\n");
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.adaptive = 1;

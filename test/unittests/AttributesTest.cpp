@@ -1,8 +1,8 @@
 //===- AttributesTest.cpp - hwagent attribute builders and accessors ------===//
 
+#include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/IR/HwAgentAttrs.h"
 #include "HwAgent/IR/HwAgentDialect.h"
-#include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Tools/InitAll.h"
 
@@ -41,8 +41,7 @@ protected:
   }
 
   FeaturesAttr makeFeatures(int64_t flops, int64_t bytesRead,
-                            int64_t bytesWritten,
-                            ArrayRef<int64_t> histogram) {
+                            int64_t bytesWritten, ArrayRef<int64_t> histogram) {
     Builder b(&context);
     return FeaturesAttr::get(&context, flops, bytesRead, bytesWritten,
                              /*params=*/64, /*paramBytes=*/256, histogram,
@@ -81,12 +80,11 @@ TEST_F(AttributesTest, FeaturesVerifierRejectsBadHistogram) {
   std::string errors = captureErrors([&] {
     Builder b(&context);
     FeaturesAttr attr = FeaturesAttr::getChecked(
-        [&] { return emitError(UnknownLoc::get(&context)); }, &context, 1, 1,
-        1, 0, 0, shortHistogram, 1, {}, 0, 1, 1, false, Phase::unknown, false);
+        [&] { return emitError(UnknownLoc::get(&context)); }, &context, 1, 1, 1,
+        0, 0, shortHistogram, 1, {}, 0, 1, 1, false, Phase::unknown, false);
     EXPECT_FALSE(attr);
   });
-  EXPECT_NE(errors.find("op histogram must have"), std::string::npos)
-      << errors;
+  EXPECT_NE(errors.find("op histogram must have"), std::string::npos) << errors;
 }
 
 TEST_F(AttributesTest, CostsLookupAndVerifier) {
@@ -121,7 +119,8 @@ TEST_F(AttributesTest, TargetIsLossless) {
               ::hwconfig::printTarget(original))
         << name;
   }
-  TargetAttr m4 = TargetAttr::get(&context, *::hwcore::getBuiltinTarget("apple-m4"));
+  TargetAttr m4 =
+      TargetAttr::get(&context, *::hwcore::getBuiltinTarget("apple-m4"));
   ASSERT_TRUE(m4.lookup(Backend::ane));
   EXPECT_EQ(m4.lookup(Backend::ane).getMaxDim(), 16384);
   EXPECT_EQ(m4.lookup(Backend::ane).getComputeType().getValue(), "f16");
@@ -146,8 +145,8 @@ TEST_F(AttributesTest, RegionBuilderMirrorsInputs) {
   b.setInsertionPointToEnd(module.getBody());
   auto type = RankedTensorType::get({4}, b.getF32Type());
   // A region with no inputs that yields nothing verifies.
-  auto region = RegionOp::create(b, b.getUnknownLoc(), 3, TypeRange{},
-                                 ValueRange{});
+  auto region =
+      RegionOp::create(b, b.getUnknownLoc(), 3, TypeRange{}, ValueRange{});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&region.getBodyBlock());
   YieldOp::create(b, b.getUnknownLoc(), ValueRange{});

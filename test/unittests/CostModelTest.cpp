@@ -1,9 +1,9 @@
 //===- CostModelTest.cpp - cost model formulas, legality, file formats ----===//
 
+#include "HwAgent/Core/CostModel.h"
 #include "HwAgent/Config/ProfileDB.h"
 #include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/Config/Telemetry.h"
-#include "HwAgent/Core/CostModel.h"
 
 #include <gtest/gtest.h>
 
@@ -185,10 +185,10 @@ TEST(CostModel, LegalityReasonsAndRules) {
   ane.maxRank = 4;
   ane.staticShapes = true;
   ane.computeType = "f16";
-  ane.opKinds = {WorkKind::conv,        WorkKind::depthwise,
-                 WorkKind::matmul,      WorkKind::elementwise,
-                 WorkKind::reduction,   WorkKind::normalization,
-                 WorkKind::pooling,     WorkKind::data_movement};
+  ane.opKinds = {WorkKind::conv,      WorkKind::depthwise,
+                 WorkKind::matmul,    WorkKind::elementwise,
+                 WorkKind::reduction, WorkKind::normalization,
+                 WorkKind::pooling,   WorkKind::data_movement};
   ane.elementTypes = {"f16", "f32"};
   auto check = [&](RegionProfile r, LegalityRule rule, const char *text,
                    CostOptions options = {}) {
@@ -205,7 +205,8 @@ TEST(CostModel, LegalityReasonsAndRules) {
   check(dynamic, LegalityRule::dynamicShape, "dynamic shape");
   RegionProfile wide = r;
   wide.maxDim = 20000;
-  check(wide, LegalityRule::shapeLimit, "exceeds the ane's per-axis limit of 16384");
+  check(wide, LegalityRule::shapeLimit,
+        "exceeds the ane's per-axis limit of 16384");
   RegionProfile deep = r;
   deep.maxRank = 5;
   check(deep, LegalityRule::rankLimit, "rank-5 matmul");
@@ -306,47 +307,56 @@ TEST(Targets, ErrorsNameTheField) {
             "version: this build reads version 1 to 2, got 7");
   EXPECT_EQ(parseError(head + R"("backends": [], )" + link + "}"),
             "backends: needs at least one backend");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "npu", "peak_flops": {"f32": 1},
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "npu", "peak_flops": {"f32": 1},
                            "bandwidth": 1, "launch": 0}], )" +
-                       link + "}"),
-            "backends[0].backend: unknown backend 'npu' (expected cpu, ane or gpu)");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                 link + "}"),
+      "backends[0].backend: unknown backend 'npu' (expected cpu, ane or gpu)");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
                            "bandwidth": -1, "launch": 0}], )" +
-                       link + "}"),
-            "backends[0].bandwidth: must be positive");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": "fast"},
+                 link + "}"),
+      "backends[0].bandwidth: must be positive");
+  EXPECT_EQ(
+      parseError(
+          head +
+          R"("backends": [{"backend": "cpu", "peak_flops": {"f32": "fast"},
                            "bandwidth": 1, "launch": 0}], )" +
-                       link + "}"),
-            "backends[0].peak_flops.f32: expected number");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+          link + "}"),
+      "backends[0].peak_flops.f32: expected number");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
                            "bandwidth": 1}], )" +
-                       link + "}"),
-            "backends[0].launch: missing value");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                 link + "}"),
+      "backends[0].launch: missing value");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
                            "bandwidth": 1, "launch": 0, "op_kinds": ["attention"]}], )" +
-                       link + "}"),
-            "backends[0].op_kinds[0]: unknown op kind 'attention'");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                 link + "}"),
+      "backends[0].op_kinds[0]: unknown op kind 'attention'");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
                            "bandwidth": 1, "launch": 0,
                            "weight_updates": ["bake"]}], )" +
-                       link + "}"),
-            "backends[0].weight_updates[0]: expected input, recompile or reload, "
-            "got 'bake'");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                 link + "}"),
+      "backends[0].weight_updates[0]: expected input, recompile or reload, "
+      "got 'bake'");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
                            "bandwidth": 1, "launch": 0, "ramp_exponent": 2}], )" +
-                       link + "}"),
-            "backends[0].ramp_exponent: must be in (0, 1]");
-  EXPECT_EQ(parseError(head +
-                       R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
+                 link + "}"),
+      "backends[0].ramp_exponent: must be in (0, 1]");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1},
                            "bandwidth": 1, "launch": 0}], "default_link": {"bandwidth": 1}})"),
-            "default_link.sync: missing value");
+      "default_link.sync: missing value");
   // A hostile document nested deeper than the parser recurses safely.
   std::string deep = head + R"("description": )" + std::string(100000, '[') +
                      std::string(100000, ']') + "}";
@@ -395,8 +405,9 @@ TEST(Telemetry, ParsesAndRejects) {
   EXPECT_FALSE(parseTelemetry(
       R"({"schema": "hwagent.telemetry", "version": 1, "thermal_state": "hot"})",
       error));
-  EXPECT_EQ(error,
-            "thermal_state: expected nominal, fair, serious or critical, got 'hot'");
+  EXPECT_EQ(
+      error,
+      "thermal_state: expected nominal, fair, serious or critical, got 'hot'");
   error.clear();
   EXPECT_FALSE(parseTelemetry(std::string(1000, '{'), error));
   EXPECT_EQ(error, "(top level): nested deeper than 64 levels");

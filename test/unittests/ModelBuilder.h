@@ -18,13 +18,14 @@ namespace hwagent_test {
 
 class ModelBuilder {
 public:
-  explicit ModelBuilder(std::string target = "test") : target(std::move(target)) {
+  explicit ModelBuilder(std::string target = "test")
+      : target(std::move(target)) {
     for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
       for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
-        links_[a][b] = {1e11, a == HWAGENT_BACKEND_ANE || b == HWAGENT_BACKEND_ANE
-                                 ? 5e10
-                                 : 0,
-                       2e-4};
+        links_[a][b] = {
+            1e11,
+            a == HWAGENT_BACKEND_ANE || b == HWAGENT_BACKEND_ANE ? 5e10 : 0,
+            2e-4};
   }
 
   /// A program of one region: assigned backend, predicted seconds per

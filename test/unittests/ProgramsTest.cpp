@@ -17,14 +17,16 @@ namespace {
 StepGraph emptyGraph(unsigned labels) {
   TargetDescription target = *getBuiltinTarget("apple-m4");
   StepGraph graph;
-  for (BackendKind kind : {BackendKind::cpu, BackendKind::ane, BackendKind::gpu})
+  for (BackendKind kind :
+       {BackendKind::cpu, BackendKind::ane, BackendKind::gpu})
     if (graph.backends.size() < labels)
       graph.backends.push_back(*target.lookup(kind));
   unsigned L = graph.numLabels();
   graph.links.assign(L, std::vector<LinkDescription>(L));
   for (unsigned a = 0; a < L; ++a)
     for (unsigned b = 0; b < L; ++b)
-      graph.links[a][b] = target.link(graph.backends[a].kind, graph.backends[b].kind);
+      graph.links[a][b] =
+          target.link(graph.backends[a].kind, graph.backends[b].kind);
   graph.telemetryFactor.assign(L, 1.0);
   return graph;
 }
@@ -54,8 +56,8 @@ StepGraph chain3() {
   for (int i = 0; i < 3; ++i)
     g.costs.push_back({cost(BackendKind::cpu, 1e-3, 20000000000),
                        cost(BackendKind::ane, 1e-4, 20000000000)});
-  g.edges = {{3, 0, 4096, 4096}, {0, 1, 4096, 4096}, {1, 2, 4096, 4096},
-             {2, 3, 4, 4}};
+  g.edges = {
+      {3, 0, 4096, 4096}, {0, 1, 4096, 4096}, {1, 2, 4096, 4096}, {2, 3, 4, 4}};
   return g;
 }
 
@@ -85,8 +87,12 @@ TEST(Programs, ProgramsAreConvex) {
   // between them leaves their backend).
   StepGraph g = emptyGraph(2);
   for (int i = 0; i < 4; ++i)
-    g.costs.push_back({cost(BackendKind::cpu, 1e-3), cost(BackendKind::ane, 1e-4)});
-  g.edges = {{0, 1, 64, 64}, {0, 2, 64, 64}, {1, 3, 64, 64}, {2, 3, 64, 64},
+    g.costs.push_back(
+        {cost(BackendKind::cpu, 1e-3), cost(BackendKind::ane, 1e-4)});
+  g.edges = {{0, 1, 64, 64},
+             {0, 2, 64, 64},
+             {1, 3, 64, 64},
+             {2, 3, 64, 64},
              {0, 3, 64, 64}};
   StepPlan plan = evaluatePlan(g, {1, 0, 0, 1});
   EXPECT_NE(plan.programOf[0], plan.programOf[3]); // a -> d directly, still two
@@ -113,8 +119,8 @@ StepGraph randomGraph(std::mt19937 &rng, unsigned n, unsigned labels) {
         row.push_back(illegal(kind));
         continue;
       }
-      RegionCost c = cost(kind, compute(rng), flops(rng),
-                          weights ? bytes(rng) / 8 : 0);
+      RegionCost c =
+          cost(kind, compute(rng), flops(rng), weights ? bytes(rng) / 8 : 0);
       c.memory = compute(rng) / 10;
       c.regionLaunch = g.backends[l].regionLaunch;
       row.push_back(c);
@@ -148,13 +154,15 @@ void compareWithBruteForce(unsigned labels, unsigned maxRegions, int trials,
     unsigned n = 2 + trial % (maxRegions - 1);
     StepGraph g = randomGraph(rng, n, labels);
     std::string error;
-    std::optional<StepSolution> solution = solveStep(g, Strategy::optimal, error);
+    std::optional<StepSolution> solution =
+        solveStep(g, Strategy::optimal, error);
     ASSERT_TRUE(solution) << error;
     StepPlan best = solveStepBruteForce(g);
     ASSERT_TRUE(best.legal());
     double total = solution->plan.total;
     EXPECT_GE(total, best.total * (1 - 1e-12)) << "trial " << trial;
-    EXPECT_LE(solution->lowerBound, best.total * (1 + 1e-12)) << "trial " << trial;
+    EXPECT_LE(solution->lowerBound, best.total * (1 + 1e-12))
+        << "trial " << trial;
     double gap = total / best.total - 1;
     worst = std::max(worst, gap);
     exact += gap < 1e-9;
@@ -162,8 +170,9 @@ void compareWithBruteForce(unsigned labels, unsigned maxRegions, int trials,
     for (Strategy s : {Strategy::greedy, Strategy::local, Strategy::cpu})
       EXPECT_LE(total, solveStep(g, s, error)->plan.total * (1 + 1e-12));
   }
-  std::printf("  %u backends, up to %u regions: %d/%d optimal, worst gap %.2f%%\n",
-              labels, maxRegions, exact, trials, 100 * worst);
+  std::printf(
+      "  %u backends, up to %u regions: %d/%d optimal, worst gap %.2f%%\n",
+      labels, maxRegions, exact, trials, 100 * worst);
   EXPECT_LE(worst, allowedGap);
   EXPECT_GE(exact, trials * 7 / 10);
 }

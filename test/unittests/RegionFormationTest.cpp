@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HwAgent/IR/HwAgentOps.h"
-#include "HwAgent/Transforms/Passes.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
+#include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -23,8 +23,8 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <random>
 
 using namespace mlir;
@@ -113,11 +113,11 @@ protected:
       // Nothing but regions, leaves, host bookkeeping and the terminator stays
       // outside regions.
       for (Operation &op : fn.getBody().getOps()) {
-        bool hasTensor = llvm::any_of(op.getResultTypes(), [](Type t) {
-          return isa<ShapedType>(t);
-        }) || llvm::any_of(op.getOperandTypes(), [](Type t) {
-          return isa<ShapedType>(t);
-        });
+        bool hasTensor =
+            llvm::any_of(op.getResultTypes(),
+                         [](Type t) { return isa<ShapedType>(t); }) ||
+            llvm::any_of(op.getOperandTypes(),
+                         [](Type t) { return isa<ShapedType>(t); });
         if (isa<RegionOp>(op) || op.hasTrait<OpTrait::IsTerminator>() ||
             op.hasTrait<OpTrait::ConstantLike>() || isCloneableLeaf(&op) ||
             !hasTensor)
@@ -131,8 +131,7 @@ protected:
   void checkFile(const std::string &path) {
     for (auto granularity :
          {Granularity::PerOp, Granularity::Fused, Granularity::PerLayer}) {
-      OwningOpRef<ModuleOp> module =
-          parseSourceFile<ModuleOp>(path, &context);
+      OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, &context);
       ASSERT_TRUE(module) << path;
       FormRegionsOptions options;
       options.granularity = granularity;
@@ -190,8 +189,8 @@ static std::string randomGraph(std::mt19937 &rng, int numOps) {
       body += "  " + v + " = math.exp " + pick() + " : " + t + "\n";
       break;
     case 2:
-      body += "  " + v + " = arith.addf " + pick() + ", " + pick() + " : " +
-              t + "\n";
+      body += "  " + v + " = arith.addf " + pick() + ", " + pick() + " : " + t +
+              "\n";
       break;
     case 3:
       body += "  " + v + " = linalg.transpose ins(" + pick() + " : " + t +
@@ -220,9 +219,9 @@ static std::string randomGraph(std::mt19937 &rng, int numOps) {
     results += ", " + pick();
     types += ", " + t;
   }
-  return "func.func @g(%a0: " + t + ", %a1: " + t + ", %a2: " + t +
-         ") -> (" + types + ") {\n" + body + "  return " + results + " : " +
-         types + "\n}\n";
+  return "func.func @g(%a0: " + t + ", %a1: " + t + ", %a2: " + t + ") -> (" +
+         types + ") {\n" + body + "  return " + results + " : " + types +
+         "\n}\n";
 }
 
 TEST_F(RegionFormationTest, RandomGraphsStayConvexAndComplete) {

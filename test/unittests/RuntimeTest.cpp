@@ -140,7 +140,8 @@ TEST(Runtime, SelectFollowsModelForceAndPins) {
     EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_ANE);
     EXPECT_EQ(hwagent_rt_select(1), HWAGENT_BACKEND_CPU);
     EXPECT_EQ(hwagent_rt_select(42), HWAGENT_BACKEND_CPU); // unknown: CPU
-    EXPECT_EQ(hwagent_session_pin(s.session, 0, HWAGENT_BACKEND_CPU), HWAGENT_OK);
+    EXPECT_EQ(hwagent_session_pin(s.session, 0, HWAGENT_BACKEND_CPU),
+              HWAGENT_OK);
     EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_CPU);
     EXPECT_EQ(hwagent_session_pin(s.session, 1, HWAGENT_BACKEND_ANE),
               HWAGENT_INVALID_ARGUMENT);

@@ -66,7 +66,8 @@ class Kernel {
 public:
   static std::unique_ptr<Kernel> compile(MLIRContext &context,
                                          const std::string &source) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     if (!module)
       return nullptr;
     PassManager pm(&context);
@@ -98,8 +99,7 @@ public:
 
   /// Calls the kernel through its packed entry point, looked up once (as
   /// compiled trainers will call regions).
-  template <typename... Args>
-  void call(Args... args) {
+  template <typename... Args> void call(Args... args) {
     // The packed ABI takes pointers to each argument, here pointers to
     // memref descriptors.
     void *values[] = {static_cast<void *>(&args)..., nullptr};
@@ -108,14 +108,14 @@ public:
 
   /// Seconds per call: the median of repetitions, calling at least `minTime`
   /// seconds in all.
-  template <typename... Args>
-  double time(double minTime, Args... args) {
+  template <typename... Args> double time(double minTime, Args... args) {
     std::vector<double> samples;
     auto start = Clock::now();
     do {
       auto t0 = Clock::now();
       call(args...);
-      samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      samples.push_back(
+          std::chrono::duration<double>(Clock::now() - t0).count());
     } while (samples.size() < 3 ||
              std::chrono::duration<double>(Clock::now() - start).count() <
                  minTime);
@@ -164,8 +164,9 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::error_code ec;
-    llvm::ToolOutputFile file(outputPath.empty() ? std::string("-") : outputPath.getValue(), ec,
-                              llvm::sys::fs::OF_Text);
+    llvm::ToolOutputFile file(outputPath.empty() ? std::string("-")
+                                                 : outputPath.getValue(),
+                              ec, llvm::sys::fs::OF_Text);
     if (ec) {
       llvm::errs() << "hwagent-calibrate: cannot write '" << outputPath
                    << "': " << ec.message() << "\n";
@@ -174,7 +175,8 @@ int main(int argc, char **argv) {
     file.os() << ::hwconfig::printTarget(*target) << "\n";
     file.os().flush();
     if (file.os().has_error()) {
-      llvm::errs() << "hwagent-calibrate: cannot write '" << outputPath << "'\n";
+      llvm::errs() << "hwagent-calibrate: cannot write '" << outputPath
+                   << "'\n";
       file.os().clear_error();
       return 1;
     }
@@ -197,21 +199,23 @@ int main(int argc, char **argv) {
   std::vector<Point> matmuls, convs;
 
   // Square matmuls: 2 N^3 FLOPs each.
-  std::vector<int64_t> sizes = quick ? std::vector<int64_t>{16, 64}
-                                     : std::vector<int64_t>{16, 32, 64, 128, 256};
+  std::vector<int64_t> sizes = quick
+                                   ? std::vector<int64_t>{16, 64}
+                                   : std::vector<int64_t>{16, 32, 64, 128, 256};
   for (int64_t n : sizes) {
     std::string t = llvm::formatv("memref<{0}x{0}xf32>", n).str();
-    std::string source = llvm::formatv(
-        "func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
-        "{{llvm.emit_c_interface} {{\n"
-        "  linalg.matmul ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
-        "  return\n}\n",
-        t);
+    std::string source =
+        llvm::formatv("func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
+                      "{{llvm.emit_c_interface} {{\n"
+                      "  linalg.matmul ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
+                      "  return\n}\n",
+                      t);
     std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
     if (!kernel)
       return 1;
     std::vector<float> a(n * n, 1.0f), b(n * n, 0.5f), c(n * n, 0.0f);
-    auto va = view<2>(a, {n, n}), vb = view<2>(b, {n, n}), vc = view<2>(c, {n, n});
+    auto va = view<2>(a, {n, n}), vb = view<2>(b, {n, n}),
+         vc = view<2>(c, {n, n});
     double seconds = kernel->time(minTime, &va, &vb, &vc);
     matmuls.push_back({llvm::formatv("matmul {0}x{0}x{0}", n).str(),
                        2.0 * n * n * n, seconds});
@@ -254,12 +258,12 @@ int main(int argc, char **argv) {
   double bandwidth = 0;
   {
     std::string t = llvm::formatv("memref<{0}xf32>", elements).str();
-    std::string source = llvm::formatv(
-        "func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
-        "{{llvm.emit_c_interface} {{\n"
-        "  linalg.add ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
-        "  return\n}\n",
-        t);
+    std::string source =
+        llvm::formatv("func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
+                      "{{llvm.emit_c_interface} {{\n"
+                      "  linalg.add ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
+                      "  return\n}\n",
+                      t);
     std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
     if (!kernel)
       return 1;
@@ -321,9 +325,9 @@ int main(int argc, char **argv) {
                   "one thread)\n";
   for (const std::vector<Point> *set : {&matmuls, &convs})
     for (const Point &p : *set)
-      llvm::outs() << llvm::formatv("  {0,-34} {1,10:f3} ms  {2,8:f2} GFLOP/s\n",
-                                    p.what, p.seconds * 1e3,
-                                    p.flops / p.seconds / 1e9);
+      llvm::outs() << llvm::formatv(
+          "  {0,-34} {1,10:f3} ms  {2,8:f2} GFLOP/s\n", p.what, p.seconds * 1e3,
+          p.flops / p.seconds / 1e9);
   llvm::outs() << llvm::formatv("  {0,-34} {1,10:f2} GB/s\n",
                                 "bandwidth (elementwise add)", bandwidth / 1e9);
   llvm::outs() << llvm::formatv("  {0,-34} {1,10:f1} ns\n", "per-call overhead",
@@ -336,8 +340,8 @@ int main(int argc, char **argv) {
     return 0;
   ::hwcore::TargetDescription target;
   target.name = targetName;
-  target.description =
-      "host CPU measured by hwagent-calibrate (JIT-compiled linalg, one thread)";
+  target.description = "host CPU measured by hwagent-calibrate (JIT-compiled "
+                       "linalg, one thread)";
   ::hwcore::BackendDescription cpu;
   cpu.kind = ::hwcore::BackendKind::cpu;
   cpu.peakFlops = {{"f32", peak}, {"default", peak}};

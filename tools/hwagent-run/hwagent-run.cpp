@@ -34,7 +34,8 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory runCategory("hwagent-run options");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<train_step.mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<train_step.mlir>"),
                                       cl::Required, cl::cat(runCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init("train_step"), cl::cat(runCategory));
@@ -42,10 +43,12 @@ static cl::opt<int> steps("steps", cl::desc("Training steps"), cl::init(10),
                           cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of inputs and noise"),
                               cl::init(1), cl::cat(runCategory));
-static cl::opt<std::string> target("target", cl::desc("Target for partitioning"),
+static cl::opt<std::string> target("target",
+                                   cl::desc("Target for partitioning"),
                                    cl::init("apple-m4"), cl::cat(runCategory));
 static cl::opt<std::string> strategy(
-    "strategy", cl::desc("Partition strategy: optimal, greedy, local, cpu, ane, gpu"),
+    "strategy",
+    cl::desc("Partition strategy: optimal, greedy, local, cpu, ane, gpu"),
     cl::init("optimal"), cl::cat(runCategory));
 static cl::opt<std::string> partitionOptions(
     "partition-options",
@@ -66,28 +69,32 @@ static cl::opt<std::string> logPath("log", cl::desc("JSON Lines log"),
                                     cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> tracePath("trace", cl::desc("Chrome trace file"),
                                       cl::init(""), cl::cat(runCategory));
-static cl::opt<std::string> scenarioPath(
-    "scenario", cl::desc("Scenario file scripting contention/thermal events"),
-    cl::init(""), cl::cat(runCategory));
-static cl::opt<int64_t> faultProgram("fault-program",
-                                     cl::desc("Inject an ANE fault on this program"),
-                                     cl::init(-1), cl::cat(runCategory));
-static cl::opt<int64_t> faultStep("fault-step",
-                                  cl::desc("... at this step (-1 = every step)"),
-                                  cl::init(-1), cl::cat(runCategory));
+static cl::opt<std::string>
+    scenarioPath("scenario",
+                 cl::desc("Scenario file scripting contention/thermal events"),
+                 cl::init(""), cl::cat(runCategory));
+static cl::opt<int64_t>
+    faultProgram("fault-program",
+                 cl::desc("Inject an ANE fault on this program"), cl::init(-1),
+                 cl::cat(runCategory));
+static cl::opt<int64_t>
+    faultStep("fault-step", cl::desc("... at this step (-1 = every step)"),
+              cl::init(-1), cl::cat(runCategory));
 static cl::opt<double> simNoise("sim-noise",
                                 cl::desc("Relative noise of simulated times"),
                                 cl::init(0.0), cl::cat(runCategory));
 static cl::opt<bool> adaptive("adaptive",
                               cl::desc("Learn costs online and re-partition"),
                               cl::init(false), cl::cat(runCategory));
-static cl::opt<bool> simulateCpu(
-    "simulate-cpu",
-    cl::desc("Charge the CPU its predicted time too (deterministic; enables regret)"),
-    cl::init(false), cl::cat(runCategory));
+static cl::opt<bool>
+    simulateCpu("simulate-cpu",
+                cl::desc("Charge the CPU its predicted time too "
+                         "(deterministic; enables regret)"),
+                cl::init(false), cl::cat(runCategory));
 static cl::opt<int> exploreEvery(
     "explore-every",
-    cl::desc("Consider probing the least recently measured backend every N steps"),
+    cl::desc(
+        "Consider probing the least recently measured backend every N steps"),
     cl::init(0), cl::cat(runCategory));
 static cl::opt<double> exploreBudget(
     "explore-budget",
@@ -95,36 +102,40 @@ static cl::opt<double> exploreBudget(
     cl::init(0.02), cl::cat(runCategory));
 static cl::opt<bool> useTelemetry(
     "adaptive-telemetry",
-    cl::desc("Let telemetry changes (load, thermal state) shift the online model "
-             "(=false: learn from measurements only)"),
+    cl::desc(
+        "Let telemetry changes (load, thermal state) shift the online model "
+        "(=false: learn from measurements only)"),
     cl::init(true), cl::cat(runCategory));
 static cl::opt<double> horizon("horizon",
                                cl::desc("Steps a switch must pay off over"),
                                cl::init(50), cl::cat(runCategory));
-static cl::opt<std::string> profileOut("profile-out",
-                                       cl::desc("Write the measured profile DB here"),
-                                       cl::init(""), cl::cat(runCategory));
-static cl::list<std::string> pins("pin",
-                                  cl::desc("Pin a program: <index>=cpu|ane|gpu"),
-                                  cl::CommaSeparated, cl::cat(runCategory));
+static cl::opt<std::string>
+    profileOut("profile-out", cl::desc("Write the measured profile DB here"),
+               cl::init(""), cl::cat(runCategory));
+static cl::list<std::string>
+    pins("pin", cl::desc("Pin a program: <index>=cpu|ane|gpu"),
+         cl::CommaSeparated, cl::cat(runCategory));
 static cl::list<int64_t> paramArgs(
     "params",
     cl::desc("Argument updated by each result after the loss (e.g. 2,3,4)"),
     cl::CommaSeparated, cl::cat(runCategory));
-static cl::opt<int64_t> classes("classes",
-                                cl::desc("Classes of integer labels (0 = infer)"),
-                                cl::init(0), cl::cat(runCategory));
-static cl::opt<int> cpuThreads("cpu-threads",
-                               cl::desc("Threads the CPU kernels may use (0 = all)"),
-                               cl::init(0), cl::cat(runCategory));
+static cl::opt<int64_t>
+    classes("classes", cl::desc("Classes of integer labels (0 = infer)"),
+            cl::init(0), cl::cat(runCategory));
+static cl::opt<int>
+    cpuThreads("cpu-threads",
+               cl::desc("Threads the CPU kernels may use (0 = all)"),
+               cl::init(0), cl::cat(runCategory));
 static cl::opt<float> inputScale("input-scale",
                                  cl::desc("Scale of the generated inputs"),
                                  cl::init(1.0f), cl::cat(runCategory));
-static cl::opt<int> printEvery("print-every", cl::desc("Progress every N steps"),
-                               cl::init(1), cl::cat(runCategory));
-static cl::opt<bool> printParams(
-    "print-params", cl::desc("Print a checksum of every parameter at the end"),
-    cl::init(false), cl::cat(runCategory));
+static cl::opt<int> printEvery("print-every",
+                               cl::desc("Progress every N steps"), cl::init(1),
+                               cl::cat(runCategory));
+static cl::opt<bool>
+    printParams("print-params",
+                cl::desc("Print a checksum of every parameter at the end"),
+                cl::init(false), cl::cat(runCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "hwagent-run: " << message << "\n";
@@ -249,8 +260,8 @@ int main(int argc, char **argv) {
       firstLoss = loss;
     lastLoss = loss;
     if (!std::isfinite(loss))
-      llvm::errs() << "hwagent-run: warning: loss is not finite at step " << step
-                   << "\n";
+      llvm::errs() << "hwagent-run: warning: loss is not finite at step "
+                   << step << "\n";
     if (printEvery > 0 && (step % printEvery == 0 || step == steps - 1))
       llvm::outs() << llvm::formatv(
           "step {0,4}  loss {1,12:e4}  step {2,10:f3} ms (cpu {3,5:f1}% {4}, "
@@ -265,8 +276,9 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "
                                   "steps\n",
                                   ran);
-  llvm::outs() << llvm::formatv("hwagent-run: loss {0:e4} -> {1:e4} over {2} steps\n",
-                                firstLoss, lastLoss, ran);
+  llvm::outs() << llvm::formatv(
+      "hwagent-run: loss {0:e4} -> {1:e4} over {2} steps\n", firstLoss,
+      lastLoss, ran);
   hwagent_regret_t regret;
   if ((adaptive || simulateCpu) &&
       hwagent_session_regret(session, &regret) == HWAGENT_OK) {

@@ -46,24 +46,26 @@ int64_t FeaturesAttr::getTotalOps() const {
 
 double FeaturesAttr::getArithmeticIntensity() const {
   int64_t bytes = getBytesRead() + getBytesWritten();
-  return bytes == 0 ? 0.0
-                    : static_cast<double>(getFlops()) / static_cast<double>(bytes);
+  return bytes == 0
+             ? 0.0
+             : static_cast<double>(getFlops()) / static_cast<double>(bytes);
 }
 
-LogicalResult
-FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     int64_t flops, int64_t bytesRead, int64_t bytesWritten,
-                     int64_t params, int64_t paramBytes,
-                     ArrayRef<int64_t> opHistogram, int64_t depth,
-                     ArrayRef<Type> elementTypes, int64_t dynamicDims,
-                     int64_t maxDim, int64_t maxRank, bool hasLoops,
-                     Phase phase, bool weightGradient) {
-  std::pair<StringRef, int64_t> counts[] = {
-      {"flops", flops},           {"bytes_read", bytesRead},
-      {"bytes_written", bytesWritten}, {"params", params},
-      {"param_bytes", paramBytes}, {"depth", depth},
-      {"dynamic_dims", dynamicDims}, {"max_dim", maxDim},
-      {"max_rank", maxRank}};
+LogicalResult FeaturesAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t flops,
+    int64_t bytesRead, int64_t bytesWritten, int64_t params, int64_t paramBytes,
+    ArrayRef<int64_t> opHistogram, int64_t depth, ArrayRef<Type> elementTypes,
+    int64_t dynamicDims, int64_t maxDim, int64_t maxRank, bool hasLoops,
+    Phase phase, bool weightGradient) {
+  std::pair<StringRef, int64_t> counts[] = {{"flops", flops},
+                                            {"bytes_read", bytesRead},
+                                            {"bytes_written", bytesWritten},
+                                            {"params", params},
+                                            {"param_bytes", paramBytes},
+                                            {"depth", depth},
+                                            {"dynamic_dims", dynamicDims},
+                                            {"max_dim", maxDim},
+                                            {"max_rank", maxRank}};
   for (auto [name, value] : counts)
     if (value < 0)
       return emitError() << "features field '" << name
@@ -89,12 +91,15 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
   SmallVector<Type> types;
   bool hasLoops = false, weightGradient = false;
   Phase phase = Phase::unknown;
-  llvm::StringMap<int64_t *> intFields = {
-      {"flops", &flops},         {"bytes_read", &bytesRead},
-      {"bytes_written", &bytesWritten}, {"params", &params},
-      {"param_bytes", &paramBytes}, {"depth", &depth},
-      {"dynamic_dims", &dynamicDims}, {"max_dim", &maxDim},
-      {"max_rank", &maxRank}};
+  llvm::StringMap<int64_t *> intFields = {{"flops", &flops},
+                                          {"bytes_read", &bytesRead},
+                                          {"bytes_written", &bytesWritten},
+                                          {"params", &params},
+                                          {"param_bytes", &paramBytes},
+                                          {"depth", &depth},
+                                          {"dynamic_dims", &dynamicDims},
+                                          {"max_dim", &maxDim},
+                                          {"max_rank", &maxRank}};
   llvm::SmallSet<std::string, 16> seen;
 
   auto parseField = [&]() -> ParseResult {
@@ -103,8 +108,8 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return failure();
     if (!seen.insert(key.str()).second)
-      return parser.emitError(loc) << "duplicate features field '" << key
-                                   << "'";
+      return parser.emitError(loc)
+             << "duplicate features field '" << key << "'";
     if (auto it = intFields.find(key); it != intFields.end())
       return parser.parseInteger(*it->second);
     if (key == "ops") {
@@ -125,14 +130,14 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
           });
     }
     if (key == "types") {
-      return parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            Type type;
-            if (parser.parseType(type))
-              return failure();
-            types.push_back(type);
-            return success();
-          });
+      return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                            [&]() -> ParseResult {
+                                              Type type;
+                                              if (parser.parseType(type))
+                                                return failure();
+                                              types.push_back(type);
+                                              return success();
+                                            });
     }
     if (key == "loops" || key == "weight_gradient") {
       bool &flag = key == "loops" ? hasLoops : weightGradient;
@@ -216,9 +221,9 @@ BackendCostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "illegal backend '" << stringifyBackend(backend)
                        << "' needs a reason";
   if (terms) {
-    for (APFloat value : {terms.getCompute(), terms.getInputCompute(),
-                          terms.getMemory(), terms.getRegionLaunch(),
-                          terms.getTelemetry()}) {
+    for (APFloat value :
+         {terms.getCompute(), terms.getInputCompute(), terms.getMemory(),
+          terms.getRegionLaunch(), terms.getTelemetry()}) {
       double v = value.convertToDouble();
       if (!std::isfinite(v) || v < 0)
         return emitError() << "cost terms of backend '"
@@ -266,9 +271,9 @@ static BackendCostAttr parseCostEntry(AsmParser &parser) {
         return {};
     }
   }
-  return BackendCostAttr::getChecked(
-      [&] { return parser.emitError(loc); }, parser.getContext(), *backend,
-      APFloat(seconds), legal, reason, terms);
+  return BackendCostAttr::getChecked([&] { return parser.emitError(loc); },
+                                     parser.getContext(), *backend,
+                                     APFloat(seconds), legal, reason, terms);
 }
 
 static void printCostEntry(AsmPrinter &printer, BackendCostAttr entry) {
@@ -329,7 +334,8 @@ BackendCostAttr CostsAttr::lookup(Backend backend) const {
 Attribute CostsAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<BackendCostAttr> entries;
-  if (parser.parseLess() || parser.parseCommaSeparatedList([&]() -> ParseResult {
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList([&]() -> ParseResult {
         BackendCostAttr entry = parseCostEntry(parser);
         if (!entry)
           return failure();
@@ -338,8 +344,8 @@ Attribute CostsAttr::parse(AsmParser &parser, Type) {
       }) ||
       parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), entries);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    entries);
 }
 
 void CostsAttr::print(AsmPrinter &printer) const {
@@ -356,7 +362,8 @@ void CostsAttr::print(AsmPrinter &printer) const {
 
 LogicalResult LinkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                Backend from, Backend to, APFloat bandwidthValue,
-                               APFloat convertBandwidthValue, APFloat syncValue) {
+                               APFloat convertBandwidthValue,
+                               APFloat syncValue) {
   double bandwidth = bandwidthValue.convertToDouble();
   double convert = convertBandwidthValue.convertToDouble();
   double sync = syncValue.convertToDouble();
@@ -476,7 +483,8 @@ DeviceAttr::toDescription(std::string &error) const {
   d.spillFactor = getSpillFactor().convertToDouble();
   d.launch = getLaunch().convertToDouble();
   d.regionLaunch = getRegionLaunch().convertToDouble();
-  auto weightUpdate = [](StringRef name) -> std::optional<hwcore::WeightUpdate> {
+  auto weightUpdate =
+      [](StringRef name) -> std::optional<hwcore::WeightUpdate> {
     std::optional<hwcore::WeightUpdate> mode =
         hwcore::parseWeightUpdateName(name.str());
     if (mode == hwcore::WeightUpdate::none)
@@ -489,8 +497,8 @@ DeviceAttr::toDescription(std::string &error) const {
   auto typeName = [](StringRef name) -> std::optional<std::string> {
     return name.str();
   };
-  if (failed(names(getWeightUpdates(), "weight_updates", d.weightUpdates,
-                   error, weightUpdate)) ||
+  if (failed(names(getWeightUpdates(), "weight_updates", d.weightUpdates, error,
+                   weightUpdate)) ||
       failed(names(getOpKinds(), "op_kinds", d.opKinds, error, workKind)) ||
       failed(names(getElementTypes(), "element_types", d.elementTypes, error,
                    typeName)))
@@ -515,7 +523,9 @@ DeviceAttr DeviceAttr::get(MLIRContext *ctx,
                            const hwcore::BackendDescription &d) {
   Builder b(ctx);
   // Defaults are left null so that they are not printed.
-  auto flagAttr = [&](bool value) { return value ? b.getBoolAttr(true) : BoolAttr(); };
+  auto flagAttr = [&](bool value) {
+    return value ? b.getBoolAttr(true) : BoolAttr();
+  };
   auto dict = [&](const std::map<std::string, double> &entries) {
     if (entries.empty())
       return DictionaryAttr();
@@ -589,10 +599,9 @@ TargetAttr TargetAttr::get(MLIRContext *ctx,
     devices.push_back(DeviceAttr::get(ctx, b));
   SmallVector<LinkAttr> links;
   for (const hwcore::LinkDescription &l : target.links)
-    links.push_back(LinkAttr::get(ctx, static_cast<Backend>(l.from),
-                                  static_cast<Backend>(l.to),
-                                  APFloat(l.bandwidth),
-                                  APFloat(l.convertBandwidth), APFloat(l.sync)));
+    links.push_back(LinkAttr::get(
+        ctx, static_cast<Backend>(l.from), static_cast<Backend>(l.to),
+        APFloat(l.bandwidth), APFloat(l.convertBandwidth), APFloat(l.sync)));
   return TargetAttr::get(ctx, target.name, target.description, devices,
                          APFloat(target.defaultLink.bandwidth),
                          APFloat(target.defaultLink.convertBandwidth),

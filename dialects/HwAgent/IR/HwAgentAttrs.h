@@ -11,10 +11,9 @@
 #include "HwAgent/IR/HwAgentEnums.h.inc"
 
 namespace mlir {
-/// Parses a double-precision floating-point literal (integers are accepted) for `struct(...)`
-/// assembly formats of attributes with `APFloat` parameters.
-template <>
-struct FieldParser<llvm::APFloat> {
+/// Parses a double-precision floating-point literal (integers are accepted) for
+/// `struct(...)` assembly formats of attributes with `APFloat` parameters.
+template <> struct FieldParser<llvm::APFloat> {
   static FailureOr<llvm::APFloat> parse(AsmParser &parser) {
     double value;
     if (parser.parseFloat(value))

@@ -14,7 +14,7 @@ using namespace mlir::hwagent;
 // One vocabulary: the ODS enums have the values of the runtime's C header
 // and of the core, so that values cross floors by a cast.
 #define HWAGENT_SAME_VALUE(ods, core)                                          \
-  static_assert(static_cast<int64_t>(ods) == static_cast<int64_t>(core),      \
+  static_assert(static_cast<int64_t>(ods) == static_cast<int64_t>(core),       \
                 #ods " and " #core " differ")
 HWAGENT_SAME_VALUE(Backend::cpu, HWAGENT_BACKEND_CPU);
 HWAGENT_SAME_VALUE(Backend::ane, HWAGENT_BACKEND_ANE);

@@ -21,8 +21,8 @@ static ParseResult parseBackend(OpAsmParser &parser, BackendAttr &backend) {
     return failure();
   std::optional<Backend> parsed = symbolizeBackend(name);
   if (!parsed)
-    return parser.emitError(loc) << "unknown backend '" << name
-                                 << "' (expected cpu, ane or gpu)";
+    return parser.emitError(loc)
+           << "unknown backend '" << name << "' (expected cpu, ane or gpu)";
   backend = BackendAttr::get(parser.getContext(), *parsed);
   return success();
 }
@@ -190,8 +190,8 @@ LogicalResult RegionOp::verify() {
        llvm::enumerate(getInputs(), block.getArguments()))
     if (input.getType() != argument.getType())
       return emitOpError() << "operand #" << index << " has type "
-                           << input.getType() << " but body argument #"
-                           << index << " has type " << argument.getType();
+                           << input.getType() << " but body argument #" << index
+                           << " has type " << argument.getType();
 
   if (getProgram() && !getBackend())
     return emitOpError() << "is in a program but has no backend";
@@ -209,22 +209,21 @@ LogicalResult RegionOp::verify() {
 
 LogicalResult RegionOp::verifyRegions() {
   Block &block = getBodyBlock();
-  auto yield = dyn_cast_or_null<YieldOp>(
-      block.empty() ? nullptr : &block.back());
+  auto yield =
+      dyn_cast_or_null<YieldOp>(block.empty() ? nullptr : &block.back());
   if (!yield)
     return emitOpError() << "body must end with 'hwagent.yield'";
   if (yield.getValues().size() != getNumResults())
-    return yield.emitOpError()
-           << "yields " << yield.getValues().size()
-           << " values but the enclosing region has " << getNumResults()
-           << " results";
+    return yield.emitOpError() << "yields " << yield.getValues().size()
+                               << " values but the enclosing region has "
+                               << getNumResults() << " results";
   for (auto [index, value, type] :
        llvm::enumerate(yield.getValues(), getResultTypes()))
     if (value.getType() != type)
       return yield.emitOpError()
              << "value #" << index << " has type " << value.getType()
-             << " but the enclosing region's result #" << index
-             << " has type " << type;
+             << " but the enclosing region's result #" << index << " has type "
+             << type;
   return success();
 }
 
@@ -242,8 +241,7 @@ int64_t TransferOp::getTransferredBytes() {
 
 LogicalResult TransferOp::verify() {
   if (getSource() == getDestination())
-    return emitOpError() << "transfers from '"
-                         << stringifyBackend(getSource())
+    return emitOpError() << "transfers from '" << stringifyBackend(getSource())
                          << "' to itself; a boundary joins two backends";
 
   auto inputType = cast<RankedTensorType>(getInput().getType());

@@ -87,9 +87,10 @@ struct AssignBackendsPass
       if (!hasRegions)
         continue;
       if (!target) {
-        mlir::emitError(module.getLoc()) << "hwagent-assign-backends: the module has no "
-                              "'hwagent.target'; run hwagent-estimate-costs "
-                              "first";
+        mlir::emitError(module.getLoc())
+            << "hwagent-assign-backends: the module has no "
+               "'hwagent.target'; run hwagent-estimate-costs "
+               "first";
         return signalPassFailure();
       }
       FailureOr<FunctionPartition> partition = FunctionPartition::build(
@@ -104,10 +105,9 @@ struct AssignBackendsPass
         entry.results[each] = std::move(*result);
       }
       if (!entry.plan().legal()) {
-        function.emitError()
-            << "hwagent-assign-backends: strategy '"
-            << cm::strategyName(strategy)
-            << "' found no placement the target can run";
+        function.emitError() << "hwagent-assign-backends: strategy '"
+                             << cm::strategyName(strategy)
+                             << "' found no placement the target can run";
         return signalPassFailure();
       }
       solved.push_back(std::move(entry));
@@ -130,8 +130,8 @@ struct AssignBackendsPass
     const FunctionPartition &p = entry.partition;
     const cm::StepPlan &plan = entry.plan();
     for (auto [node, region] : llvm::enumerate(p.getRegions())) {
-      region.setBackendAttr(
-          BackendAttr::get(ctx, static_cast<Backend>(p.getBackend(plan.labels[node]))));
+      region.setBackendAttr(BackendAttr::get(
+          ctx, static_cast<Backend>(p.getBackend(plan.labels[node]))));
       region.setProgramAttr(
           IntegerAttr::get(IntegerType::get(ctx, 64), plan.programOf[node]));
     }
@@ -147,7 +147,8 @@ struct AssignBackendsPass
       return;
     bool margins = p.getRegions().size() <= kExactMarginRegions;
     for (unsigned index = 0; index < plan.programs.size(); ++index)
-      mlir::emitRemark(p.getRegions()[plan.programs[index].regions.front()].getLoc())
+      mlir::emitRemark(
+          p.getRegions()[plan.programs[index].regions.front()].getLoc())
           << p.describeProgram(plan, index);
     for (auto [node, region] : llvm::enumerate(p.getRegions()))
       mlir::emitRemark(region.getLoc()) << p.explain(node, plan, margins);
@@ -204,7 +205,8 @@ struct AssignBackendsPass
         os << llvm::formatv(" {0,12}", cm::backendName(p.getBackend(label)));
       os << "  (alone)\n";
       for (auto [node, region] : llvm::enumerate(p.getRegions())) {
-        os << llvm::formatv("  {0,-7} {1,-8} {2,-8}", region.getIdAttr().getInt(),
+        os << llvm::formatv("  {0,-7} {1,-8} {2,-8}",
+                            region.getIdAttr().getInt(),
                             cm::backendName(p.getBackend(plan.labels[node])),
                             plan.programOf[node]);
         for (unsigned label = 0; label < graph.numLabels(); ++label)
@@ -240,9 +242,10 @@ struct AssignBackendsPass
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
     if (!file)
-      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
-                                   "report '"
-                                << report << "': " << error;
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: cannot write "
+                "report '"
+             << report << "': " << error;
     {
       llvm::json::OStream json(file->os(), 2);
       json.object([&] {
@@ -267,9 +270,10 @@ struct AssignBackendsPass
     if (file->os().has_error()) {
       std::string message = file->os().error().message();
       file->os().clear_error();
-      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
-                                   "report '"
-                                << report << "': " << message;
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: cannot write "
+                "report '"
+             << report << "': " << message;
     }
     file->keep();
     return success();
@@ -301,7 +305,8 @@ struct AssignBackendsPass
           const cm::Program &program = plan.programs[index];
           json.object([&] {
             json.attribute("id", index);
-            json.attribute("backend", cm::backendName(p.getBackend(program.label)));
+            json.attribute("backend",
+                           cm::backendName(p.getBackend(program.label)));
             json.attributeArray("regions", [&] {
               for (unsigned v : program.regions)
                 json.value(p.getRegions()[v].getIdAttr().getInt());
@@ -311,7 +316,8 @@ struct AssignBackendsPass
             json.attribute("compute", program.cost.compute);
             json.attribute("memory", program.cost.memory);
             json.attribute("weights", program.cost.weights);
-            json.attribute("weight_update", cm::weightUpdateName(program.cost.mode));
+            json.attribute("weight_update",
+                           cm::weightUpdateName(program.cost.mode));
             json.attribute("weight_bytes", program.cost.weightBytes);
             json.attribute("utilization", program.cost.utilization);
             json.attribute("binding", program.cost.bindingTerm());
@@ -333,8 +339,9 @@ struct AssignBackendsPass
                 json.attributeObject(stringifyBackend(cost.getBackend()), [&] {
                   json.attribute("legal", cost.getLegal());
                   if (cost.getLegal()) {
-                    json.attribute("seconds",
-                                   seconds(cost.getSeconds().convertToDouble()));
+                    json.attribute(
+                        "seconds",
+                        seconds(cost.getSeconds().convertToDouble()));
                     json.attribute("note", cost.getReason());
                   } else {
                     json.attribute("reason", cost.getReason());
@@ -362,9 +369,10 @@ struct AssignBackendsPass
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(dot, &error);
     if (!file)
-      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
-                                   "dot file '"
-                                << dot << "': " << error;
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: cannot write "
+                "dot file '"
+             << dot << "': " << error;
     static const char *const colors[] = {"#8ecae6", "#f4a261", "#90be6d"};
     llvm::raw_fd_ostream &os = file->os();
     os << "digraph hwagent {\n  node [shape=box, style=filled];\n";
@@ -379,10 +387,11 @@ struct AssignBackendsPass
       // One cluster per program.
       for (auto [pi, program] : llvm::enumerate(plan.programs)) {
         unsigned kind = static_cast<unsigned>(p.getBackend(program.label));
-        os << llvm::formatv("    subgraph cluster_{0}_p{1} {\n      label=\"program "
-                            "{1}: {2} {3}\";\n      style=dashed;\n",
-                            index, pi, cm::backendName(p.getBackend(program.label)),
-                            formatSeconds(program.cost.seconds));
+        os << llvm::formatv(
+            "    subgraph cluster_{0}_p{1} {\n      label=\"program "
+            "{1}: {2} {3}\";\n      style=dashed;\n",
+            index, pi, cm::backendName(p.getBackend(program.label)),
+            formatSeconds(program.cost.seconds));
         for (unsigned node : program.regions)
           os << llvm::formatv(
               "      f{0}_r{1} [label=\"r{2}\\n{3}\", fillcolor=\"{4}\"];\n",
@@ -413,9 +422,10 @@ struct AssignBackendsPass
     if (os.has_error()) {
       std::string message = os.error().message();
       os.clear_error();
-      return mlir::emitError(module.getLoc()) << "hwagent-assign-backends: cannot write "
-                                   "dot file '"
-                                << dot << "': " << message;
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: cannot write "
+                "dot file '"
+             << dot << "': " << message;
     }
     file->keep();
     return success();

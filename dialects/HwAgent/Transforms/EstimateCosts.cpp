@@ -2,16 +2,16 @@
 
 #include "HwAgent/Transforms/Passes.h"
 
-#include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Analysis/Partitioner.h"
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/Config/Json.h"
 #include "HwAgent/Config/ProfileDB.h"
-#include "HwAgent/Config/Telemetry.h"
 #include "HwAgent/Config/TargetFile.h"
+#include "HwAgent/Config/Telemetry.h"
 #include "HwAgent/Core/CostModel.h"
 #include "HwAgent/IR/HwAgentDialect.h"
+#include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -45,7 +45,8 @@ static std::vector<std::string> findUnsupportedOps(RegionOp region) {
     if (isa<tensor::GatherOp, tensor::ScatterOp>(op) || name == "tosa.gather" ||
         name == "tosa.scatter")
       note("gather/scatter (" + name.str() + ")");
-    else if (isa<tensor::ExtractOp>(op) && op->getParentOfType<linalg::LinalgOp>())
+    else if (isa<tensor::ExtractOp>(op) &&
+             op->getParentOfType<linalg::LinalgOp>())
       note("gather (data-dependent tensor.extract in a linalg body)");
     else if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
                  arith::ShRSIOp, arith::ShRUIOp>(op))
@@ -137,7 +138,8 @@ struct EstimateCostsPass
           .setAttr(module, UnitAttr::get(&getContext()));
     cm::Telemetry snapshot;
     if (!telemetry.empty()) {
-      std::optional<std::string> text = hwconfig::readTextFile(telemetry, error);
+      std::optional<std::string> text =
+          hwconfig::readTextFile(telemetry, error);
       std::optional<cm::Telemetry> parsed;
       if (text && !(parsed = hwconfig::parseTelemetry(*text, error)))
         error = telemetry + ": " + error;
@@ -169,8 +171,11 @@ struct EstimateCostsPass
           features = profiler.computeFeatures(region);
           region.setFeaturesAttr(features);
         }
-        Estimate estimate{region, toProfile(region, features),
-                          db ? getStructuralHash(region) : "", {}, local};
+        Estimate estimate{region,
+                          toProfile(region, features),
+                          db ? getStructuralHash(region) : "",
+                          {},
+                          local};
         for (const cm::BackendDescription &backend : targetDesc->backends)
           estimate.costs.push_back(
               cm::predictRegion(estimate.profile, backend, snapshot, local));
@@ -187,7 +192,8 @@ struct EstimateCostsPass
     auto *dialect = ctx->getLoadedDialect<HwAgentDialect>();
     dialect->getTargetAttrHelper().setAttr(module,
                                            TargetAttr::get(ctx, *targetDesc));
-    dialect->getTrainingAttrHelper().setAttr(module, BoolAttr::get(ctx, training));
+    dialect->getTrainingAttrHelper().setAttr(module,
+                                             BoolAttr::get(ctx, training));
   }
 
   struct Estimate {
@@ -217,8 +223,9 @@ struct EstimateCostsPass
       kept.push_back(*kind);
     }
     if (llvm::find(kept, cm::BackendKind::cpu) == kept.end())
-      return mlir::emitError(module.getLoc()) << "hwagent-estimate-costs: backends= must "
-                                   "include cpu (the host runs on it)";
+      return mlir::emitError(module.getLoc())
+             << "hwagent-estimate-costs: backends= must "
+                "include cpu (the host runs on it)";
     auto dropped = [&](cm::BackendKind kind) {
       return llvm::find(kept, kind) == kept.end();
     };
@@ -238,13 +245,14 @@ struct EstimateCostsPass
     if (text && !(db = hwconfig::parseProfileDB(*text, error)))
       error = profileDb + ": " + error;
     if (!db)
-      return mlir::emitError(module.getLoc()) << "hwagent-estimate-costs: " << error;
+      return mlir::emitError(module.getLoc())
+             << "hwagent-estimate-costs: " << error;
     if (db->target != t.name) {
-      mlir::emitWarning(module.getLoc()) << "hwagent-estimate-costs: " << profileDb
-                           << " was recorded on target '" << db->target
-                           << "', not '" << t.name << "'; its "
-                           << db->entries.size()
-                           << " entries are stale and ignored";
+      mlir::emitWarning(module.getLoc())
+          << "hwagent-estimate-costs: " << profileDb
+          << " was recorded on target '" << db->target << "', not '" << t.name
+          << "'; its " << db->entries.size()
+          << " entries are stale and ignored";
       db.reset();
     }
     return success();
@@ -276,9 +284,9 @@ struct EstimateCostsPass
           APFloat(roundSeconds(cost.regionLaunch)), cost.flops,
           cost.weightBytes, BoolAttr::get(ctx, cost.spilled),
           APFloat(telemetry.factor(kind)));
-      entries.push_back(BackendCostAttr::get(
-          ctx, b, APFloat(roundSeconds(alone.seconds)), true,
-          describe(alone, cost), terms));
+      entries.push_back(
+          BackendCostAttr::get(ctx, b, APFloat(roundSeconds(alone.seconds)),
+                               true, describe(alone, cost), terms));
     }
     return CostsAttr::get(ctx, entries);
   }
@@ -329,10 +337,9 @@ struct EstimateCostsPass
       }
     for (const hwconfig::ProfileEntry &entry : db.entries)
       if (!used.count(&entry))
-        mlir::emitWarning(module.getLoc()) << "hwagent-estimate-costs: profile entry "
-                             << entry.key << " ("
-                             << cm::backendName(entry.backend)
-                             << ") matches no region; ignored";
+        mlir::emitWarning(module.getLoc())
+            << "hwagent-estimate-costs: profile entry " << entry.key << " ("
+            << cm::backendName(entry.backend) << ") matches no region; ignored";
   }
 };
 } // namespace

@@ -2,9 +2,9 @@
 
 #include "HwAgent/Transforms/Passes.h"
 
+#include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Transforms/RegionFormation.h"
-#include "HwAgent/Analysis/WorkloadProfile.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"

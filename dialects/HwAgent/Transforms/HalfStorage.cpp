@@ -57,7 +57,8 @@ void hwagent::storeInHalf(func::FuncOp fn) {
   fn.getBody().walk([&](Operation *op) {
     // Values inside a linalg body are scalars of one op's arithmetic, not
     // stored data.
-    if (op->getParentOfType<linalg::LinalgOp>() || isa<linalg::LinalgOp>(op->getParentOp()))
+    if (op->getParentOfType<linalg::LinalgOp>() ||
+        isa<linalg::LinalgOp>(op->getParentOp()))
       return;
     if (inserted.contains(op) || isa<tensor::EmptyOp>(op) ||
         op->getNumResults() == 0)

@@ -2,8 +2,8 @@
 
 #include "HwAgent/Transforms/Passes.h"
 
-#include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Analysis/StructuralHash.h"
+#include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -56,7 +56,7 @@ struct InsertTransfersPass
       if (unassigned) {
         mlir::emitError(function.getLoc())
             << "hwagent-insert-transfers: regions without a "
-                                "backend; run hwagent-assign-backends first";
+               "backend; run hwagent-assign-backends first";
         return signalPassFailure();
       }
       insertTransfers(regions);
@@ -78,14 +78,15 @@ struct InsertTransfersPass
       Block &body = region.getBodyBlock();
       OpBuilder builder(&body, body.begin());
       auto boundary = region.getContext()
-                           ->getLoadedDialect<HwAgentDialect>()
-                           ->getBoundaryAttrHelper();
+                          ->getLoadedDialect<HwAgentDialect>()
+                          ->getBoundaryAttrHelper();
       for (BlockArgument arg : body.getArguments()) {
         Type original = arg.getType(), narrow = aneType(original);
         if (narrow == original)
           continue;
         arg.setType(narrow);
-        auto widened = arith::ExtFOp::create(builder, arg.getLoc(), original, arg);
+        auto widened =
+            arith::ExtFOp::create(builder, arg.getLoc(), original, arg);
         boundary.setAttr(widened, builder.getUnitAttr());
         arg.replaceAllUsesExcept(widened, widened);
       }
@@ -95,8 +96,8 @@ struct InsertTransfersPass
         Type original = result.getType(), narrow = aneType(original);
         if (narrow == original)
           continue;
-        auto narrowed = arith::TruncFOp::create(
-            builder, yield.getLoc(), narrow, yield.getValues()[index]);
+        auto narrowed = arith::TruncFOp::create(builder, yield.getLoc(), narrow,
+                                                yield.getValues()[index]);
         boundary.setAttr(narrowed, builder.getUnitAttr());
         yield->setOperand(index, narrowed);
         originalType[result] = original;
@@ -120,11 +121,11 @@ struct InsertTransfersPass
         builder.setInsertionPointAfter(def);
       else
         builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
-      Value transfer = TransferOp::create(
-          builder, value.getLoc(), destinationType, value,
-          BackendAttr::get(value.getContext(), source),
-          BackendAttr::get(value.getContext(), destination),
-          DenseI64ArrayAttr());
+      Value transfer =
+          TransferOp::create(builder, value.getLoc(), destinationType, value,
+                             BackendAttr::get(value.getContext(), source),
+                             BackendAttr::get(value.getContext(), destination),
+                             DenseI64ArrayAttr());
       transfers[key] = transfer;
       return transfer;
     };

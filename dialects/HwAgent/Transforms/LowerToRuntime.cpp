@@ -25,7 +25,8 @@ static void lowerTransfer(TransferOp transfer) {
   OpBuilder b(transfer);
   Location loc = transfer.getLoc();
   Value value = transfer.getInput();
-  if (std::optional<ArrayRef<int64_t>> permutation = transfer.getPermutation()) {
+  if (std::optional<ArrayRef<int64_t>> permutation =
+          transfer.getPermutation()) {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> shape;
     for (int64_t dim : *permutation)
@@ -52,8 +53,9 @@ static void lowerTransfer(TransferOp transfer) {
 /// variant rounds what it stores through f16 (storeInHalf), so a faulting
 /// ANE program re-runs on the CPU from unrounded inputs.
 static void widenAneBoundaries(ModuleOp module) {
-  auto boundary =
-      module.getContext()->getLoadedDialect<HwAgentDialect>()->getBoundaryAttrHelper();
+  auto boundary = module.getContext()
+                      ->getLoadedDialect<HwAgentDialect>()
+                      ->getBoundaryAttrHelper();
   SmallVector<Operation *> marked;
   module.walk([&](Operation *op) {
     if (boundary.isAttrPresent(op))
@@ -75,7 +77,8 @@ static void widenAneBoundaries(ModuleOp module) {
         if (!yield)
           continue;
         auto region = cast<RegionOp>(yield->getParentOp());
-        region.getResult(use.getOperandNumber()).setType(trunc.getIn().getType());
+        region.getResult(use.getOperandNumber())
+            .setType(trunc.getIn().getType());
         use.set(trunc.getIn());
       }
       if (trunc->use_empty())

@@ -53,8 +53,8 @@ struct Emitter {
     linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
     linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
     model = LLVM::LLVMStructType::getLiteral(
-        ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
-              doubles});
+        ctx,
+        {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable, doubles});
   }
 
   Attribute i32Attr(int64_t v) { return b.getIntegerAttr(i32, v); }
@@ -148,10 +148,10 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
   auto constant = [&](Type type, Attribute value) {
     return LLVM::ConstantOp::create(ib, loc, type, value).getResult();
   };
-  for (int64_t v : {int64_t(HWAGENT_MODEL_INFO_VERSION),
-                    int64_t(HWAGENT_NUM_BACKENDS), int64_t(table.regions.size()),
-                    int64_t(table.programs.size()), int64_t(table.edges.size()),
-                    int64_t(0)})
+  for (int64_t v :
+       {int64_t(HWAGENT_MODEL_INFO_VERSION), int64_t(HWAGENT_NUM_BACKENDS),
+        int64_t(table.regions.size()), int64_t(table.programs.size()),
+        int64_t(table.edges.size()), int64_t(0)})
     insert(constant(e.i32, e.i32Attr(v)));
   auto address = [&](LLVM::GlobalOp global, StringRef symbol) -> Value {
     if (!global && symbol.empty())
@@ -189,6 +189,7 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
   auto fn = func::FuncOp::create(builder, loc, "__hwagent_model_info",
                                  builder.getFunctionType({}, {e.ptr}));
   OpBuilder body = OpBuilder::atBlockEnd(fn.addEntryBlock());
-  Value pointer = LLVM::AddressOfOp::create(body, loc, e.ptr, "__hwagent_model");
+  Value pointer =
+      LLVM::AddressOfOp::create(body, loc, e.ptr, "__hwagent_model");
   func::ReturnOp::create(body, loc, pointer);
 }

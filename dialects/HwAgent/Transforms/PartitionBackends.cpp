@@ -38,10 +38,10 @@ struct PartitionBackendsOptions
   Option<Granularity> granularity{
       *this, "granularity", llvm::cl::desc("Region granularity"),
       llvm::cl::init(Granularity::Fused),
-      llvm::cl::values(clEnumValN(Granularity::PerOp, "per-op", "per op"),
-                       clEnumValN(Granularity::Fused, "fused", "fused"),
-                       clEnumValN(Granularity::PerLayer, "per-layer",
-                                  "per layer"))};
+      llvm::cl::values(
+          clEnumValN(Granularity::PerOp, "per-op", "per op"),
+          clEnumValN(Granularity::Fused, "fused", "fused"),
+          clEnumValN(Granularity::PerLayer, "per-layer", "per layer"))};
   Option<bool> training{*this, "training",
                         llvm::cl::desc("Weights change every step"),
                         llvm::cl::init(true)};

@@ -3,8 +3,8 @@
 #ifndef HWAGENT_TRANSFORMS_PASSES_H
 #define HWAGENT_TRANSFORMS_PASSES_H
 
-#include "HwAgent/IR/HwAgentDialect.h"
 #include "HwAgent/Core/Vocabulary.h"
+#include "HwAgent/IR/HwAgentDialect.h"
 #include "HwAgent/Transforms/RegionFormation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -2,9 +2,9 @@
 
 #include "HwAgent/Transforms/Passes.h"
 
-#include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
+#include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
@@ -35,7 +35,8 @@ static std::string typeToString(Type type) {
 static std::string locationToString(Location loc) {
   if (auto named = dyn_cast<NameLoc>(loc))
     return locationToString(named.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && !fused.getLocations().empty())
     return locationToString(fused.getLocations().front());
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -109,8 +110,9 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
     if (!file) {
-      mlir::emitError(module.getLoc()) << "hwagent-profile: cannot write report '" << report
-                         << "': " << error;
+      mlir::emitError(module.getLoc())
+          << "hwagent-profile: cannot write report '" << report
+          << "': " << error;
       return signalPassFailure();
     }
     {
@@ -122,8 +124,8 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
           for (FunctionProfile &profile : profiles)
             json.object([&] {
               json.attribute("name", profile.function.getName());
-              json.attributeObject("features",
-                                   [&] { writeFeatures(json, profile.features); });
+              json.attributeObject(
+                  "features", [&] { writeFeatures(json, profile.features); });
               json.attributeArray("regions", [&] {
                 for (RegionOp region : profile.regions)
                   json.object([&] {
@@ -154,10 +156,11 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
   void warnAboutOpaqueOps(RegionOp region, WorkloadProfiler &profiler) {
     for (Operation &op : region.getBodyBlock())
       if (!isa<YieldOp>(op) && !isCloneableLeaf(&op) &&
-          !op.hasTrait<OpTrait::ConstantLike>() && profiler.getOpWork(&op).opaque)
-        mlir::emitWarning(op.getLoc()) << "hwagent-profile: no cost estimate for '"
-                         << op.getName()
-                         << "'; counted as opaque with 0 FLOPs";
+          !op.hasTrait<OpTrait::ConstantLike>() &&
+          profiler.getOpWork(&op).opaque)
+        mlir::emitWarning(op.getLoc())
+            << "hwagent-profile: no cost estimate for '" << op.getName()
+            << "'; counted as opaque with 0 FLOPs";
   }
 };
 } // namespace

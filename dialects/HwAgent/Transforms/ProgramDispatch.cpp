@@ -24,9 +24,10 @@ using namespace mlir::hwagent;
 /// Orders one block: every program's regions become one unit, every other
 /// op its own unit, and units are listed in a topological order that keeps
 /// the original order where it can.
-static LogicalResult reorderBlock(Block &block,
-                                  const llvm::DenseMap<Operation *, unsigned> &programOf,
-                                  unsigned numPrograms) {
+static LogicalResult
+reorderBlock(Block &block,
+             const llvm::DenseMap<Operation *, unsigned> &programOf,
+             unsigned numPrograms) {
   Operation *terminator =
       block.mightHaveTerminator() ? block.getTerminator() : nullptr;
   SmallVector<Operation *> ops;
@@ -164,8 +165,8 @@ static func::FuncOp outline(const ProgramGroup &group,
   for (Value v : interface.outputs)
     outputTypes.push_back(v.getType());
   Location loc = RegionOp(group.regions.front()).getLoc();
-  auto fn = func::FuncOp::create(builder, loc, name,
-                                 FunctionType::get(ctx, inputTypes, outputTypes));
+  auto fn = func::FuncOp::create(
+      builder, loc, name, FunctionType::get(ctx, inputTypes, outputTypes));
   fn.setPrivate();
   symbols.insert(fn);
   Block *entry = fn.addEntryBlock();
@@ -175,7 +176,8 @@ static func::FuncOp outline(const ProgramGroup &group,
     mapping.map(value, arg);
   for (RegionOp region : group.regions) {
     Block &block = region.getBodyBlock();
-    for (auto [input, arg] : llvm::zip(region.getInputs(), block.getArguments()))
+    for (auto [input, arg] :
+         llvm::zip(region.getInputs(), block.getArguments()))
       mapping.map(arg, mapping.lookupOrDefault(input));
     for (Operation &op : block.without_terminator())
       body.clone(op, mapping);
@@ -234,7 +236,8 @@ static Value anyNonFinite(OpBuilder &b, Location loc, ValueRange values) {
         maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value magnitude = math::AbsFOp::create(nb, nl, args[0]);
           Value inf = arith::ConstantFloatOp::create(
-              nb, nl, floatType, APFloat::getInf(floatType.getFloatSemantics()));
+              nb, nl, floatType,
+              APFloat::getInf(floatType.getFloatSemantics()));
           Value bad = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UEQ,
                                             magnitude, inf);
           Value merged = arith::OrIOp::create(nb, nl, args[1], bad);
@@ -251,10 +254,10 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
                                     const hwagent_program_info_t &info,
                                     SymbolTable &symbols) {
   Interface interface = interfaceOf(group);
-  std::string base = llvm::formatv("__hwagent_{0}_p{1}",
-                                   FunctionOpInterface(group.function).getName(),
-                                   program)
-                         .str();
+  std::string base =
+      llvm::formatv("__hwagent_{0}_p{1}",
+                    FunctionOpInterface(group.function).getName(), program)
+          .str();
   auto legal = [&](int backend) { return (info.legal_mask >> backend) & 1u; };
   func::FuncOp cpu = outline(group, interface, base + "_cpu", symbols);
   func::FuncOp ane;
@@ -300,8 +303,8 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
     cases.push_back(HWAGENT_BACKEND_ANE);
   if (legal(HWAGENT_BACKEND_GPU))
     cases.push_back(HWAGENT_BACKEND_GPU);
-  auto sw =
-      scf::IndexSwitchOp::create(b, loc, resultTypes, index, cases, cases.size());
+  auto sw = scf::IndexSwitchOp::create(b, loc, resultTypes, index, cases,
+                                       cases.size());
   for (auto [position, backend] : llvm::enumerate(cases)) {
     Block &block = sw.getCaseRegions()[position].emplaceBlock();
     OpBuilder cb = OpBuilder::atBlockEnd(&block);
@@ -330,7 +333,8 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
   OpBuilder db = OpBuilder::atBlockEnd(&defaultBlock);
   scf::YieldOp::create(db, loc, runCpu(db, HWAGENT_BACKEND_CPU));
 
-  for (auto [output, replacement] : llvm::zip(interface.outputs, sw.getResults()))
+  for (auto [output, replacement] :
+       llvm::zip(interface.outputs, sw.getResults()))
     output.replaceAllUsesWith(replacement);
   for (RegionOp region : llvm::reverse(group.regions))
     region.erase();

@@ -26,7 +26,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
-
 using namespace mlir;
 using namespace mlir::hwagent;
 
@@ -338,7 +337,8 @@ void BlockClustering::fuseConsumers() {
     SmallVector<unsigned, 4> candidates;
     for (unsigned p : dataPreds[c]) {
       unsigned rp = find(p);
-      if (rp != find(c) && !standalone[rp] && !llvm::is_contained(candidates, rp))
+      if (rp != find(c) && !standalone[rp] &&
+          !llvm::is_contained(candidates, rp))
         candidates.push_back(rp);
     }
     llvm::stable_sort(candidates, [&](unsigned x, unsigned y) {
@@ -495,8 +495,7 @@ LogicalResult BlockClustering::materialize(int64_t &nextId,
       for (unsigned index : indices)
         ops.push_back(nodes[index]);
       RegionOp region = buildRegion(ops);
-      region.setIdAttr(
-          OpBuilder(region).getI64IntegerAttr(nextId++));
+      region.setIdAttr(OpBuilder(region).getI64IntegerAttr(nextId++));
       regionOp = region;
       ++stats.regionsFormed;
       stats.opsClustered += ops.size();

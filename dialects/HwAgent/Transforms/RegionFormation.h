@@ -11,8 +11,8 @@
 #ifndef HWAGENT_TRANSFORMS_REGIONFORMATION_H
 #define HWAGENT_TRANSFORMS_REGIONFORMATION_H
 
-#include "mlir/Support/LLVM.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
 
 #include <cstdint>
 

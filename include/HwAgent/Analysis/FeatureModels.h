@@ -1,8 +1,9 @@
 //===- FeatureModels.h - feature hooks for ops we do not own ----*- C++ -*-===//
 //
 // External models of hwagent::FeatureOpInterface for the linalg, tosa, tensor,
-// memref, bufferization, arith, math, scf and cf dialects (the CIRCT RuntimeCostEstimateInterfaceImpl
-// pattern). Counting conventions: docs/features.md.
+// memref, bufferization, arith, math, scf and cf dialects (the CIRCT
+// RuntimeCostEstimateInterfaceImpl pattern). Counting conventions:
+// docs/features.md.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,5 @@
-//===- WorkloadProfile.h - per-region features (profile_workload) -*- C++ -*-===//
+//===- WorkloadProfile.h - per-region features (profile_workload) -*- C++
+//-*-===//
 //
 // Computes #hwagent.features for hwagent.region ops and whole functions from
 // the per-op FeatureOpInterface, library-call estimators for opaque ops and a

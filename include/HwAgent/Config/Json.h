@@ -23,12 +23,10 @@ constexpr unsigned kMaxNesting = 64;
 /// Parses `text` as a JSON object whose "schema" is `schema` and whose
 /// "version" is in [minVersion, maxVersion]; sets `version` to it. On error
 /// returns nullopt and sets `error`.
-std::optional<llvm::json::Value> parseDocument(const std::string &text,
-                                               const std::string &schema,
-                                               int64_t minVersion,
-                                               int64_t maxVersion,
-                                               int64_t &version,
-                                               std::string &error);
+std::optional<llvm::json::Value>
+parseDocument(const std::string &text, const std::string &schema,
+              int64_t minVersion, int64_t maxVersion, int64_t &version,
+              std::string &error);
 
 /// "<field path>: <message>" for the error an ObjectMapper reported.
 std::string describeError(const llvm::json::Path::Root &root);

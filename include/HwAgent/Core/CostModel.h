@@ -1,4 +1,5 @@
-//===- CostModel.h - region costs per backend (predict_performance) -*- C++ -*-===//
+//===- CostModel.h - region costs per backend (predict_performance) -*- C++
+//-*-===//
 //
 // What one region costs on one backend as part of a program: legality (with
 // the rule that decided and a reason a person reads), compute seconds with

@@ -1,13 +1,13 @@
 //===- Solver.h - pairwise labeling by graph cuts ---------------*- C++ -*-===//
 //
-// Minimizes  sum_r unary[r][label_r] + sum_(u,v) pairwise[u,v][label_u][label_v]
-// over labels (backends). Two labels: an exact minimum s-t cut. More:
-// alpha-expansion, one min-cut per label and round, accepting a move only
-// when the true objective drops. Infinite unary costs are hard constraints.
-// Plain C++ (Boost.Graph's Boykov-Kolmogorov max-flow), no LLVM or MLIR:
-// the runtime re-partitions its programs with it, and the compiler's
-// program-aware partitioner (Programs.h) solves its surrogate and lower
-// bound with it. docs/partitioning.md.
+// Minimizes  sum_r unary[r][label_r] + sum_(u,v)
+// pairwise[u,v][label_u][label_v] over labels (backends). Two labels: an exact
+// minimum s-t cut. More: alpha-expansion, one min-cut per label and round,
+// accepting a move only when the true objective drops. Infinite unary costs are
+// hard constraints. Plain C++ (Boost.Graph's Boykov-Kolmogorov max-flow), no
+// LLVM or MLIR: the runtime re-partitions its programs with it, and the
+// compiler's program-aware partitioner (Programs.h) solves its surrogate and
+// lower bound with it. docs/partitioning.md.
 //
 //===----------------------------------------------------------------------===//
 

@@ -33,7 +33,9 @@ constexpr unsigned kNumBackendKinds = HWAGENT_NUM_BACKENDS;
 constexpr std::array<BackendKind, kNumBackendKinds> kAllBackends = {
     BackendKind::cpu, BackendKind::ane, BackendKind::gpu};
 
-constexpr unsigned index(BackendKind kind) { return static_cast<unsigned>(kind); }
+constexpr unsigned index(BackendKind kind) {
+  return static_cast<unsigned>(kind);
+}
 const char *backendName(BackendKind kind);
 std::optional<BackendKind> parseBackendName(std::string_view name);
 

@@ -251,10 +251,9 @@ HWAGENT_RT_API void hwagent_options_init(hwagent_options_t *options);
 
 /** Creates a session for a compiled model. On failure returns the status,
  *  sets *session to NULL and hwagent_error_message() says why. */
-HWAGENT_RT_API hwagent_status_t
-hwagent_session_create(const hwagent_model_info_t *model,
-                       const hwagent_options_t *options,
-                       hwagent_session_t **session);
+HWAGENT_RT_API hwagent_status_t hwagent_session_create(
+    const hwagent_model_info_t *model, const hwagent_options_t *options,
+    hwagent_session_t **session);
 /** Flushes logs and the trace, writes the profile, frees the session.
  *  Returns the first output error (the files could not be written). */
 HWAGENT_RT_API hwagent_status_t
@@ -275,7 +274,8 @@ hwagent_session_end_step(hwagent_session_t *session, double loss);
 
 /** Flushes the log and the trace written so far (e.g. from a signal
  *  handler's deferred work); HWAGENT_IO_ERROR when they cannot be written. */
-HWAGENT_RT_API hwagent_status_t hwagent_session_flush(hwagent_session_t *session);
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_flush(hwagent_session_t *session);
 
 /* ---- Called by generated code (on the current session) ----------------- */
 
@@ -308,11 +308,11 @@ typedef struct hwagent_telemetry {
 
 /** The host's telemetry, without a session (CPU utilization since the
  *  previous call of this function). */
-HWAGENT_RT_API hwagent_status_t hwagent_telemetry_read(hwagent_telemetry_t *telemetry);
-/** The telemetry a session's adaptive loop sees (its scenario included). */
 HWAGENT_RT_API hwagent_status_t
-hwagent_session_telemetry(hwagent_session_t *session,
-                          hwagent_telemetry_t *telemetry);
+hwagent_telemetry_read(hwagent_telemetry_t *telemetry);
+/** The telemetry a session's adaptive loop sees (its scenario included). */
+HWAGENT_RT_API hwagent_status_t hwagent_session_telemetry(
+    hwagent_session_t *session, hwagent_telemetry_t *telemetry);
 
 /** One scripted event of a session's scenario. */
 typedef struct hwagent_scenario_event {
@@ -327,10 +327,9 @@ typedef struct hwagent_scenario_event {
 
 /** The session's scripted events in step order; returns their number
  *  (writes at most `capacity`). */
-HWAGENT_RT_API uint32_t
-hwagent_session_scenario_events(const hwagent_session_t *session,
-                                hwagent_scenario_event_t *events,
-                                uint32_t capacity);
+HWAGENT_RT_API uint32_t hwagent_session_scenario_events(
+    const hwagent_session_t *session, hwagent_scenario_event_t *events,
+    uint32_t capacity);
 
 /* ---- Statistics ------------------------------------------------------- */
 
@@ -376,23 +375,20 @@ typedef struct hwagent_regret {
   double best_fixed_seconds;
 } hwagent_regret_t;
 
-HWAGENT_RT_API hwagent_status_t
-hwagent_session_regret(const hwagent_session_t *session,
-                       hwagent_regret_t *regret);
+HWAGENT_RT_API hwagent_status_t hwagent_session_regret(
+    const hwagent_session_t *session, hwagent_regret_t *regret);
 /** Steps at which re-partitions were applied; returns their number (writes
  *  at most `capacity`). */
-HWAGENT_RT_API uint32_t
-hwagent_session_switch_steps(const hwagent_session_t *session, int64_t *steps,
-                             uint32_t capacity);
+HWAGENT_RT_API uint32_t hwagent_session_switch_steps(
+    const hwagent_session_t *session, int64_t *steps, uint32_t capacity);
 
 HWAGENT_RT_API uint32_t
 hwagent_session_num_programs(const hwagent_session_t *session);
 HWAGENT_RT_API hwagent_status_t
 hwagent_session_program_stats(const hwagent_session_t *session, uint32_t index,
                               hwagent_program_stats_t *stats);
-HWAGENT_RT_API hwagent_status_t
-hwagent_session_step_stats(const hwagent_session_t *session,
-                           hwagent_step_stats_t *stats);
+HWAGENT_RT_API hwagent_status_t hwagent_session_step_stats(
+    const hwagent_session_t *session, hwagent_step_stats_t *stats);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -407,23 +403,32 @@ hwagent_session_step_stats(const hwagent_session_t *session,
 #define HWAGENT_RT_STATIC_ASSERT _Static_assert
 #endif
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_backend_t) == 4, "enum size");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_link_info_t) == 24, "hwagent_link_info_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_region_info_t) == 64, "hwagent_region_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_link_info_t) == 24,
+                         "hwagent_link_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_region_info_t) == 64,
+                         "hwagent_region_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_region_info_t, predicted) == 32,
                          "hwagent_region_info_t.predicted");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 72, "hwagent_program_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 72,
+                         "hwagent_program_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_program_info_t, flops) == 40,
                          "hwagent_program_info_t.flops");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24, "hwagent_edge_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24,
+                         "hwagent_edge_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
                          "hwagent_model_info_t.links");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) == 56 + 24 * 9 + 8 * 3,
                          "hwagent_model_info_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 64, "hwagent_program_stats_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 72, "hwagent_step_stats_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_telemetry_t) == 48, "hwagent_telemetry_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_scenario_event_t) == 24, "hwagent_scenario_event_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_repartition_t) == 64, "hwagent_repartition_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 64,
+                         "hwagent_program_stats_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 72,
+                         "hwagent_step_stats_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_telemetry_t) == 48,
+                         "hwagent_telemetry_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_scenario_event_t) == 24,
+                         "hwagent_scenario_event_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_repartition_t) == 64,
+                         "hwagent_repartition_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
 #undef HWAGENT_RT_STATIC_ASSERT
 
