@@ -34,9 +34,12 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm) {
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map "
       "allow-return-allocs-from-loops}, "
-      "buffer-deallocation-pipeline, convert-bufferization-to-memref, " +
+      "buffer-deallocation-pipeline, "
+      "convert-bufferization-to-memref, " +
       getBufferLoweringPipeline().str();
-  (void)parsePassPipeline(pipeline, pm);
+  // The pipeline is a constant of this file: failing to parse it is a bug.
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("hwagent-lower-to-llvm: bad built-in pipeline");
 }
 
 void hwagent::registerLowerToLLVMPipeline() {
