@@ -40,8 +40,11 @@ void Session::learnFromCounters() {
       int64_t n = executions - a.learnedExecutions[slot];
       if (n <= 0)
         continue;
-      a.model.update(
-          p, b, double(nanos - a.learnedNanos[slot]) * 1e-9 / double(n), n);
+      // The counters may wrap after absurd charges; their difference
+      // modulo 2^64 is still the nanoseconds since the last update.
+      uint64_t spent = static_cast<uint64_t>(nanos) -
+                       static_cast<uint64_t>(a.learnedNanos[slot]);
+      a.model.update(p, b, double(spent) * 1e-9 / double(n), n);
       a.compiled[slot] = true;
       a.learnedExecutions[slot] = executions;
       a.learnedNanos[slot] = nanos;

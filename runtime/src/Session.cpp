@@ -2,6 +2,8 @@
 
 #include "Session.h"
 
+#include <algorithm>
+
 #include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
 
@@ -203,7 +205,13 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   ProgramState &state = states[program];
   state.lastRun.store(fault ? HWAGENT_BACKEND_CPU : backend,
                       std::memory_order_relaxed);
-  int64_t nanos = static_cast<int64_t>(seconds * 1e9);
+  // Saturate: a predicted time times a scenario's slowdown can exceed what
+  // int64 nanoseconds hold (found by scripts/fuzz). 1e6 s per execution is
+  // longer than any real program and leaves the counters 9,000 executions
+  // of headroom; differences of counters are taken modulo 2^64.
+  constexpr double kMaxSeconds = 1e6;
+  int64_t nanos =
+      static_cast<int64_t>(std::clamp(seconds, 0.0, kMaxSeconds) * 1e9);
   state.executions[backend].fetch_add(1, std::memory_order_relaxed);
   state.nanos[backend].fetch_add(nanos, std::memory_order_relaxed);
   stepNanos[backend].fetch_add(nanos, std::memory_order_relaxed);

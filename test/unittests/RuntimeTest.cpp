@@ -377,3 +377,22 @@ TEST(Runtime, LogTraceAndProfileAreValidAndComplete) {
 }
 
 } // namespace
+
+// Found by scripts/fuzz: a valid but enormous predicted time (here 1e300 s
+// on the simulated ANE) overflowed the int64 nanosecond counters (undefined
+// behaviour). The charge saturates; the step still closes.
+TEST(Runtime, EnormousPredictedTimesSaturate) {
+  ModelBuilder model;
+  model.program(HWAGENT_BACKEND_ANE, {1e-3, 1e300, 0});
+  Session s(model);
+  ASSERT_EQ(s.status, HWAGENT_OK) << hwagent_error_message();
+  int32_t backend = hwagent_rt_select(0);
+  EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
+  hwagent_rt_begin(0, backend);
+  EXPECT_EQ(hwagent_rt_end(0, backend, 0), 0);
+  EXPECT_EQ(hwagent_session_end_step(s.session, 1.0), HWAGENT_OK);
+  hwagent_step_stats_t stats = {};
+  ASSERT_EQ(hwagent_session_step_stats(s.session, &stats), HWAGENT_OK);
+  EXPECT_TRUE(std::isfinite(stats.last_step_seconds));
+  EXPECT_DOUBLE_EQ(stats.last_step_seconds, 1e6); // the per-execution cap
+}

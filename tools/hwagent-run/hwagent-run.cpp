@@ -124,7 +124,8 @@ static cl::opt<int64_t>
             cl::init(0), cl::cat(runCategory));
 static cl::opt<int>
     cpuThreads("cpu-threads",
-               cl::desc("Threads the CPU kernels may use (0 = all)"),
+               cl::desc("Threads the CPU kernels may use (0 = all; today's "
+                        "kernels are single-threaded)"),
                cl::init(0), cl::cat(runCategory));
 static cl::opt<float> inputScale("input-scale",
                                  cl::desc("Scale of the generated inputs"),

@@ -1,0 +1,127 @@
+//===- RuntimeFuzzer.cpp - libFuzzer harness for the runtime's inputs -----===//
+//
+// Byte 0 picks the input: a scenario file's text (parseScenario), or a model
+// info struct built from the bytes and handed to the C ABI as a compiler or
+// another tool would (hwagent_session_create), then a few steps of
+// select/begin/end. Bad input must come back as a status with a message,
+// never a crash. Built and run by scripts/fuzz (docs/building.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Telemetry.h"
+#include "hwagent_rt/hwagent_rt.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+static void fuzzModel(FuzzedDataProvider &in) {
+  hwagent_model_info_t model = {};
+  model.version = in.ConsumeBool() ? HWAGENT_MODEL_INFO_VERSION
+                                   : in.ConsumeIntegral<uint32_t>();
+  model.num_backends =
+      in.ConsumeBool() ? HWAGENT_NUM_BACKENDS : in.ConsumeIntegral<uint32_t>();
+  uint32_t regions = in.ConsumeIntegralInRange<uint32_t>(0, 12);
+  uint32_t programs = in.ConsumeIntegralInRange<uint32_t>(0, 6);
+  uint32_t edges = in.ConsumeIntegralInRange<uint32_t>(0, 12);
+  std::vector<hwagent_region_info_t> r(regions);
+  std::vector<hwagent_program_info_t> p(programs);
+  std::vector<hwagent_edge_info_t> e(edges);
+  auto real = [&] {
+    switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0:
+      return in.ConsumeFloatingPoint<double>();
+    case 1:
+      return in.ConsumeFloatingPointInRange<double>(0, 1e-3);
+    default:
+      return double(in.ConsumeIntegralInRange<int>(0, 100)) * 1e-6;
+    }
+  };
+  for (auto &x : r) {
+    x.key = in.ConsumeIntegral<uint64_t>();
+    x.flops = in.ConsumeIntegral<int64_t>();
+    x.bytes = in.ConsumeIntegral<int64_t>();
+    x.id = in.ConsumeIntegral<int32_t>();
+    x.program = in.ConsumeIntegralInRange<int32_t>(-1, int32_t(programs));
+    for (double &t : x.predicted)
+      t = real();
+    x.legal_mask = in.ConsumeIntegral<uint32_t>();
+  }
+  for (auto &x : p) {
+    x.assigned = in.ConsumeIntegralInRange<int32_t>(-1, 3);
+    x.legal_mask = in.ConsumeIntegral<uint32_t>();
+    x.first_region = in.ConsumeIntegralInRange<uint32_t>(0, regions + 1);
+    x.num_regions = in.ConsumeIntegralInRange<uint32_t>(0, regions + 1);
+    for (double &t : x.predicted)
+      t = real();
+    x.flops = in.ConsumeIntegral<int64_t>();
+    x.weight_bytes = in.ConsumeIntegral<int64_t>();
+    for (int32_t &w : x.weight_update)
+      w = in.ConsumeIntegralInRange<int32_t>(-1, 4);
+  }
+  for (auto &x : e) {
+    x.from = in.ConsumeIntegralInRange<int32_t>(-2, int32_t(programs));
+    x.to = in.ConsumeIntegralInRange<int32_t>(-2, int32_t(programs));
+    x.bytes = in.ConsumeIntegral<int64_t>();
+    x.convert_bytes = in.ConsumeIntegral<int64_t>();
+  }
+  for (auto &row : model.links)
+    for (hwagent_link_info_t &link : row) {
+      link.bandwidth = real();
+      link.convert_bandwidth = real();
+      link.sync = real();
+    }
+  for (double &c : model.compile)
+    c = real();
+  std::string target = in.ConsumeRandomLengthString(16);
+  model.target = in.ConsumeBool() ? target.c_str() : nullptr;
+  model.num_regions =
+      in.ConsumeBool() ? regions : in.ConsumeIntegral<uint32_t>() % 64;
+  model.num_programs = programs;
+  model.num_edges = edges;
+  model.regions = regions ? r.data() : nullptr;
+  model.programs = programs ? p.data() : nullptr;
+  model.edges = edges ? e.data() : nullptr;
+  if (model.num_regions > regions)
+    model.num_regions = regions; // the struct's arrays are what they are
+
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.adaptive = in.ConsumeBool();
+  options.simulate_cpu = in.ConsumeBool();
+  options.sim_noise = in.ConsumeFloatingPointInRange<double>(0, 1);
+  hwagent_session_t *session = nullptr;
+  if (hwagent_session_create(&model, &options, &session) != HWAGENT_OK) {
+    if (session || !hwagent_error_message() || !*hwagent_error_message())
+      std::abort(); // a refusal leaves no session and says why
+    return;
+  }
+  hwagent_session_make_current(session);
+  for (int step = 0; step < 3; ++step) {
+    for (uint32_t program = 0; program < programs; ++program) {
+      int32_t backend = hwagent_rt_select(program);
+      hwagent_rt_begin(program, backend);
+      hwagent_rt_end(program, backend, in.ConsumeBool());
+    }
+    hwagent_session_end_step(session, real());
+  }
+  hwagent_session_destroy(session);
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0)
+    return 0;
+  if (data[0] % 2 == 0) {
+    std::string text(reinterpret_cast<const char *>(data) + 1, size - 1);
+    auto scenario = hwagent_rt::parseScenario(text);
+    if (!scenario.ok() && scenario.status().message().empty())
+      std::abort();
+    return 0;
+  }
+  FuzzedDataProvider in(data + 1, size - 1);
+  fuzzModel(in);
+  return 0;
+}
