@@ -395,3 +395,16 @@ module attributes {hwagent.target = "apple-m4"} {}
 
 // expected-error @+1 {{cost terms of backend 'cpu' must be finite and non-negative, got -1}}
 func.func @f() attributes {a = #hwagent.costs<cpu = 1.0 terms <compute = -1.0, input_compute = 0.0, memory = 0.0, region_launch = 0.0, flops = 0, weight_bytes = 0, spilled = false, telemetry = 1.0>>} { return }
+
+// -----
+
+// expected-error @+1 {{'hwagent.weights_as_inputs' must be a unit attribute on a module}}
+func.func @f() attributes {hwagent.weights_as_inputs} { return }
+
+// -----
+
+func.func @f(%x: f32) -> f32 {
+  // expected-error @+1 {{'hwagent.boundary' must be a unit attribute on an arith.extf or arith.truncf}}
+  %y = arith.addf %x, %x {hwagent.boundary} : f32
+  return %y : f32
+}
