@@ -54,7 +54,12 @@ static cl::opt<std::string> partitionOptions(
     "partition-options",
     cl::desc("Further partition-backends options, e.g. \"backends=cpu,ane\""),
     cl::init(""), cl::cat(runCategory));
-enum class ForcedBackend { autoChoice = -1, cpu = 0, ane = 1, gpu = 2 };
+enum class ForcedBackend {
+  autoChoice = -1,
+  cpu = HWAGENT_BACKEND_CPU,
+  ane = HWAGENT_BACKEND_ANE,
+  gpu = HWAGENT_BACKEND_GPU,
+};
 static cl::opt<ForcedBackend> backend(
     "backend",
     cl::desc("Partition for one backend (where legal) and keep it there"),
