@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include <cmath>
@@ -143,7 +144,7 @@ int main(int argc, char **argv) {
     last = out.loss.aligned[out.loss.offset];
     if (step == 0)
       first = last;
-    std::free(out.loss.allocated);
+    hwagent_buffer_free(out.loss.allocated);
     float *previous[] = {params.wStem.allocated, params.wDw.allocated,
                          params.wPw.allocated,   params.wConv.allocated,
                          params.wFc.allocated,   params.bFc.allocated};
@@ -151,7 +152,7 @@ int main(int argc, char **argv) {
                      out.wConv.allocated, out.wFc.allocated, out.bFc.allocated};
     for (int k = 0; k < 6; ++k)
       if (previous[k] != next[k] && !hostOwned(previous[k]))
-        std::free(previous[k]);
+        hwagent_buffer_free(previous[k]);
     Scalar loss = params.loss;
     params = out;
     params.loss = loss;
@@ -170,7 +171,7 @@ int main(int argc, char **argv) {
        {params.wStem.allocated, params.wDw.allocated, params.wPw.allocated,
         params.wConv.allocated, params.wFc.allocated, params.bFc.allocated})
     if (!hostOwned(p))
-      std::free(p);
+      hwagent_buffer_free(p);
   if (hwagent_session_destroy(session) != HWAGENT_OK) {
     std::fprintf(stderr, "trainer: %s\n", hwagent_error_message());
     return 1;

@@ -4,17 +4,16 @@
 
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Tools/Jit.h"
+#include "hwagent_rt/hwagent_kernels.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/MemRefUtils.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -442,51 +441,12 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
     return nullptr;
   }
 
-  // JIT for this machine's CPU and its features, LLVM's -O2 pipeline; no
-  // perf or GDB listeners (they write dumps under the temp directory).
-  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostBuilder) {
-    errs << "hwagent-run: cannot describe this CPU: "
-         << llvm::toString(hostBuilder.takeError()) << "\n";
+  std::string jitError;
+  r->engine = createHostJit(*module, jitError);
+  if (!r->engine) {
+    errs << "hwagent-run: " << jitError << "\n";
     return nullptr;
   }
-  auto targetMachine = hostBuilder->createTargetMachine();
-  if (!targetMachine) {
-    errs << "hwagent-run: cannot target this CPU: "
-         << llvm::toString(targetMachine.takeError()) << "\n";
-    return nullptr;
-  }
-  ExecutionEngineOptions engineOptions;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // ExecutionEngineOptions::transformer is a function_ref: the callable must
-  // outlive create().
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(2, /*sizeLevel=*/0, targetMachine->get());
-  engineOptions.transformer = optimize;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  std::string runnerUtils = HWAGENT_MLIR_C_RUNNER_UTILS;
-  SmallVector<StringRef> libs = {runnerUtils};
-  engineOptions.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(*module, engineOptions,
-                                        std::move(*targetMachine));
-  if (!engine) {
-    errs << "hwagent-run: JIT failed: " << llvm::toString(engine.takeError())
-         << "\n";
-    return nullptr;
-  }
-  r->engine = std::move(*engine);
-  r->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    auto add = [&](const char *name, void *address) {
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    };
-    add("hwagent_rt_select", reinterpret_cast<void *>(&hwagent_rt_select));
-    add("hwagent_rt_begin", reinterpret_cast<void *>(&hwagent_rt_begin));
-    add("hwagent_rt_end", reinterpret_cast<void *>(&hwagent_rt_end));
-    return map;
-  });
   r->compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -550,10 +510,10 @@ float TrainingRunner::step(llvm::raw_ostream &errs) {
   std::vector<void *> stillOwned;
   for (void *p : owned)
     if (!kept(p))
-      std::free(p);
+      hwagent_buffer_free(p);
   for (void *p : returned)
     if (!kept(p) && !llvm::is_contained(owned, p))
-      std::free(p);
+      hwagent_buffer_free(p);
   for (std::unique_ptr<Tensor> &t : args) {
     void *p = t->allocated();
     bool host = p == t->storage.data();
@@ -593,7 +553,7 @@ std::pair<double, double> TrainingRunner::paramChecksum(unsigned p) const {
 
 TrainingRunner::~TrainingRunner() {
   for (void *p : owned)
-    std::free(p);
+    hwagent_buffer_free(p);
   if (session)
     hwagent_session_destroy(session);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_kernels.h"
 
 #include "HwAgent/Core/Vocabulary.h"
 #include "Session.h"
@@ -107,6 +108,9 @@ hwagent_status_t hwagent_session_create(const hwagent_model_info_t *model,
       hwagent_rt::Session::create(model, options);
   if (!created.ok())
     return report(created.status());
+  // The CPU kernels (matmuls, convolutions) use the threads the options
+  // allow.
+  hwagent_kernels_set_threads(options ? options->cpu_threads : 0);
   *session = new hwagent_session{std::move(*created)};
   return HWAGENT_OK;
 }

@@ -11,13 +11,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Config/TargetFile.h"
+#include "HwAgent/Tools/Jit.h"
 #include "HwAgent/Transforms/Passes.h"
+#include "hwagent_rt/hwagent_kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -53,6 +57,11 @@ static llvm::cl::opt<std::string> printTarget(
     llvm::cl::desc("Print a built-in target (or a target file, resolved) as "
                    "JSON and exit: a starting point for a custom target"),
     llvm::cl::value_desc("name-or-path"), llvm::cl::init(""));
+static llvm::cl::opt<int> cpuThreads(
+    "cpu-threads",
+    llvm::cl::desc("Threads the contraction kernels may use (the target "
+                   "describes that many cores' worth of throughput)"),
+    llvm::cl::init(1));
 static llvm::cl::opt<bool>
     quick("quick", llvm::cl::desc("Fewer sizes and repetitions (for tests)"),
           llvm::cl::init(false));
@@ -77,16 +86,13 @@ public:
       return nullptr;
     if (getenv("HWAGENT_CALIBRATE_DEBUG"))
       module->dump();
-    ExecutionEngineOptions options;
-    options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-    auto engine = ExecutionEngine::create(*module, options);
-    if (!engine) {
-      llvm::errs() << "hwagent-calibrate: JIT failed: "
-                   << llvm::toString(engine.takeError()) << "\n";
+    std::string error;
+    auto kernel = std::make_unique<Kernel>();
+    kernel->engine = mlir::hwagent::createHostJit(*module, error);
+    if (!kernel->engine) {
+      llvm::errs() << "hwagent-calibrate: " << error << "\n";
       return nullptr;
     }
-    auto kernel = std::make_unique<Kernel>();
-    kernel->engine = std::move(*engine);
     auto entry = kernel->engine->lookupPacked("_mlir_ciface_kernel");
     if (!entry) {
       llvm::errs() << "hwagent-calibrate: " << llvm::toString(entry.takeError())
@@ -189,7 +195,8 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  memref::MemRefDialect, LLVM::LLVMDialect>();
+                  memref::MemRefDialect, scf::SCFDialect,
+                  vector::VectorDialect, LLVM::LLVMDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
@@ -197,11 +204,59 @@ int main(int argc, char **argv) {
 
   double minTime = quick ? 0.02 : 0.2;
   std::vector<Point> matmuls, convs;
+  int threads = hwagent_kernels_set_threads(std::max(0, cpuThreads.getValue()));
+
+  // The FMA peak of one core as the JIT targets it: 12 independent chains
+  // of 16-lane fused multiply-adds (enough in flight for two FMA pipes of
+  // latency 4 at any vector width up to 512 bits).
+  double fmaPeak = 0;
+  {
+    const int64_t iterations = quick ? 200000 : 2000000;
+    std::string chains, yields, types, inits, sums;
+    for (int i = 0; i < 12; ++i) {
+      chains += llvm::formatv("    %b{0} = vector.fma %a{0}, %x, %y : "
+                              "vector<16xf32>\n",
+                              i)
+                    .str();
+      yields += llvm::formatv("{0}%b{1}", i ? ", " : "", i).str();
+      types += llvm::formatv("{0}vector<16xf32>", i ? ", " : "").str();
+      inits += llvm::formatv("{0}%a{1} = %z", i ? ", " : "", i).str();
+      sums += llvm::formatv("  %s{0} = arith.addf %s{1}, %r#{1} : "
+                            "vector<16xf32>\n",
+                            i + 1, i)
+                  .str();
+    }
+    std::string source = llvm::formatv(
+        "func.func @kernel(%out: memref<16xf32>) attributes "
+        "{{llvm.emit_c_interface} {{\n"
+        "  %c0 = arith.constant 0 : index\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  %n = arith.constant {0} : index\n"
+        "  %x = arith.constant dense<1.0000001> : vector<16xf32>\n"
+        "  %y = arith.constant dense<0.5> : vector<16xf32>\n"
+        "  %z = arith.constant dense<0.0> : vector<16xf32>\n"
+        "  %r:12 = scf.for %i = %c0 to %n step %c1 iter_args({1}) -> ({2}) {{\n"
+        "{3}    scf.yield {4} : {2}\n"
+        "  }\n"
+        "  %s0 = arith.constant dense<0.0> : vector<16xf32>\n"
+        "{5}"
+        "  vector.store %s12, %out[%c0] : memref<16xf32>, vector<16xf32>\n"
+        "  return\n}\n",
+        iterations, inits, types, chains, yields, sums);
+    std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
+    if (!kernel)
+      return 1;
+    std::vector<float> out(16, 0.0f);
+    auto vout = view<1>(out, {16});
+    double seconds = kernel->time(minTime, &vout);
+    fmaPeak = static_cast<double>(iterations) * 12 * 16 * 2 / seconds;
+  }
 
   // Square matmuls: 2 N^3 FLOPs each.
   std::vector<int64_t> sizes = quick
                                    ? std::vector<int64_t>{16, 64}
-                                   : std::vector<int64_t>{16, 32, 64, 128, 256};
+                                   : std::vector<int64_t>{16, 32, 64, 128, 256,
+                                                          512, 1024};
   for (int64_t n : sizes) {
     std::string t = llvm::formatv("memref<{0}x{0}xf32>", n).str();
     std::string source =
@@ -227,7 +282,10 @@ int main(int argc, char **argv) {
   };
   std::vector<ConvShape> convShapes =
       quick ? std::vector<ConvShape>{{8, 16, 8}}
-            : std::vector<ConvShape>{{8, 16, 8}, {16, 32, 32}, {32, 32, 64}};
+            : std::vector<ConvShape>{{8, 16, 8},
+                                     {16, 32, 32},
+                                     {32, 32, 64},
+                                     {128, 34, 128}};
   for (ConvShape s : convShapes) {
     int64_t oh = s.h - 2;
     std::string in = llvm::formatv("memref<1x{0}x{1}x{1}xf32>", s.c, s.h).str();
@@ -321,8 +379,17 @@ int main(int argc, char **argv) {
     rampFlops = 1.0; // the smallest size already ran at peak
   rampFlops = std::max(rampFlops, 1.0);
 
-  llvm::outs() << "hwagent-calibrate: host CPU, measured (JIT-compiled linalg, "
-                  "one thread)\n";
+  llvm::outs() << llvm::formatv(
+      "hwagent-calibrate: host CPU, measured (JIT-compiled linalg, the "
+      "contraction kernels on {0} thread(s))\n",
+      threads);
+  llvm::outs() << llvm::formatv(
+      "  {0,-34} {1,10:f2} GFLOP/s (one core; matmul peak is {2:f0}% of "
+      "{3} x this)\n",
+      "FMA peak (16-lane vector.fma)", fmaPeak / 1e9,
+      100.0 * (matmuls.back().flops / matmuls.back().seconds) /
+          (fmaPeak * threads),
+      threads);
   for (const std::vector<Point> *set : {&matmuls, &convs})
     for (const Point &p : *set)
       llvm::outs() << llvm::formatv(
@@ -340,8 +407,11 @@ int main(int argc, char **argv) {
     return 0;
   ::hwcore::TargetDescription target;
   target.name = targetName;
-  target.description = "host CPU measured by hwagent-calibrate (JIT-compiled "
-                       "linalg, one thread)";
+  target.description =
+      llvm::formatv("host CPU measured by hwagent-calibrate (JIT-compiled "
+                    "linalg, contractions through OpenBLAS on {0} thread(s))",
+                    threads)
+          .str();
   ::hwcore::BackendDescription cpu;
   cpu.kind = ::hwcore::BackendKind::cpu;
   cpu.peakFlops = {{"f32", peak}, {"default", peak}};

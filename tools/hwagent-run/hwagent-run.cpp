@@ -15,6 +15,7 @@
 
 #include "HwAgent/Core/Vocabulary.h"
 #include "HwAgent/Tools/TrainingRunner.h"
+#include "hwagent_rt/hwagent_kernels.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -28,6 +29,8 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+
+#include <sys/resource.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -129,8 +132,8 @@ static cl::opt<int64_t>
             cl::init(0), cl::cat(runCategory));
 static cl::opt<int>
     cpuThreads("cpu-threads",
-               cl::desc("Threads the CPU kernels may use (0 = all; today's "
-                        "kernels are single-threaded)"),
+               cl::desc("Threads the CPU contraction kernels may use (0 = "
+                        "all; elementwise code runs on one)"),
                cl::init(0), cl::cat(runCategory));
 static cl::opt<float> inputScale("input-scale",
                                  cl::desc("Scale of the generated inputs"),
@@ -258,10 +261,25 @@ int main(int argc, char **argv) {
                                  "model\n");
   double firstLoss = NAN, lastLoss = NAN;
   int ran = 0;
+  std::vector<double> walls;
+  int64_t peakStepBytes = 0;
   for (int step = 0; step < steps && !stopRequested; ++step, ++ran) {
+    hwagent_buffer_reset_peak();
+    hwagent_buffer_stats_t before;
+    hwagent_buffer_stats(&before);
     float loss = runner->step(llvm::errs());
+    hwagent_buffer_stats_t after;
+    hwagent_buffer_stats(&after);
+    peakStepBytes =
+        std::max(peakStepBytes, after.peak_bytes - before.live_bytes);
     hwagent_step_stats_t stats;
     hwagent_session_step_stats(session, &stats);
+    // Step 0 touches every buffer for the first time: kernel figures count
+    // from step 1 when there is one.
+    if (step == 0 && steps > 1)
+      hwagent_kernels_reset_stats();
+    if (step > 0 || steps == 1)
+      walls.push_back(stats.last_wall_seconds);
     if (step == 0)
       firstLoss = loss;
     lastLoss = loss;
@@ -285,6 +303,34 @@ int main(int argc, char **argv) {
   llvm::outs() << llvm::formatv(
       "hwagent-run: loss {0:e4} -> {1:e4} over {2} steps\n", firstLoss,
       lastLoss, ran);
+  if (!walls.empty()) {
+    std::sort(walls.begin(), walls.end());
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: wall per step {0:f3} ms (median of {1} steps{2}); "
+        "peak step buffers {3:f1} MiB, peak RSS {4:f1} MiB (measured)\n",
+        walls[walls.size() / 2] * 1e3, walls.size(),
+        ran > 1 ? ", after the first" : "", peakStepBytes / double(1 << 20),
+        usage.ru_maxrss / 1024.0);
+  }
+  if (int64_t count = hwagent_kernels_stats(nullptr, 0)) {
+    std::vector<hwagent_kernel_stat_t> kernels(count);
+    hwagent_kernels_stats(kernels.data(), count);
+    double flops = 0, seconds = 0;
+    for (const hwagent_kernel_stat_t &k : kernels) {
+      flops += k.flops;
+      seconds += k.seconds;
+    }
+    const hwagent_kernel_stat_t &top = kernels.front();
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: contraction kernels (measured, cpu): {0} contractions, "
+        "{1:f3} GFLOP in {2:f3} s ({3:f1} GFLOP/s); largest {4:f3} GFLOP "
+        "per call at {5:f1} GFLOP/s\n",
+        count, flops / 1e9, seconds, seconds > 0 ? flops / seconds / 1e9 : 0.0,
+        top.flops / std::max<int64_t>(top.calls, 1) / 1e9,
+        top.seconds > 0 ? top.flops / top.seconds / 1e9 : 0.0);
+  }
   hwagent_regret_t regret;
   if ((adaptive || simulateCpu) &&
       hwagent_session_regret(session, &regret) == HWAGENT_OK) {

@@ -3,7 +3,9 @@
 // From hwagent-free tensor code (after hwagent-lower-to-runtime) to the LLVM
 // dialect: elementwise and TOSA to linalg, one-shot bufferization with
 // function boundaries (loop-carried buffers allowed: the LSTM), ownership-
-// based deallocation, then loops and the LLVM dialect (docs/building.md).
+// based deallocation, large contractions as calls of the runtime's packed
+// SGEMM kernel (hwagent-linalg-to-kernels), the rest as loops, then the LLVM
+// dialect (docs/building.md, docs/cpu-backend.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +22,10 @@
 using namespace mlir;
 
 StringRef hwagent::getBufferLoweringPipeline() {
-  return "func.func(convert-linalg-to-loops), expand-strided-metadata, "
-         "lower-affine, convert-scf-to-cf, "
-         "finalize-memref-to-llvm, convert-math-to-llvm, "
+  return "hwagent-linalg-to-kernels, "
+         "func.func(convert-linalg-to-loops), expand-strided-metadata, "
+         "lower-affine, convert-scf-to-cf, convert-vector-to-llvm, "
+         "finalize-memref-to-llvm{use-generic-functions}, convert-math-to-llvm, "
          "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
          "convert-index-to-llvm, reconcile-unrealized-casts";
 }
@@ -46,6 +49,8 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerConvertLinalgToLoopsPass();
   registerLowerAffinePass();
   registerSCFToControlFlowPass();
+  registerConvertVectorToLLVMPass();
+  registerLinalgToKernels();
   memref::registerExpandStridedMetadataPass();
   registerFinalizeMemRefToLLVMConversionPass();
   registerConvertMathToLLVMPass();

@@ -206,4 +206,32 @@ def LowerToRuntime : Pass<"hwagent-lower-to-runtime", "::mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def LinalgToKernels : Pass<"hwagent-linalg-to-kernels", "::mlir::ModuleOp"> {
+  let summary = "Call the runtime's packed-SGEMM kernel for large f32 contractions";
+  let description = [{
+    On bufferized code: every linalg op with two f32 inputs, one f32 output,
+    a multiply-accumulate body and indexing maps that are affine sums of the
+    loops (matmul in any transposition, batch_matmul, conv_2d_* with strides
+    and dilations, and the linalg.generic convolution gradients a training
+    step writes) becomes a call of `hwagent_contract_f32` (hwagent_kernels.h)
+    with a constant spec of its loops and maps, when it does at least
+    `min-flops` floating-point operations and is not degenerate (each of M,
+    N and K at least `min-dim`). The kernel views or packs the operands as
+    matrices and multiplies them with oneDNN (docs/cpu-backend.md); the
+    rest lowers to loops.
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", "65536",
+           "Smallest contraction (2 x loop points) sent to the kernel">,
+    Option<"minDim", "min-dim", "int64_t", "4",
+           "Smallest M, N and K sent to the kernel">,
+  ];
+  let statistics = [
+    Statistic<"numKernelCalls", "kernel-calls",
+              "Contractions sent to the kernel">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

@@ -242,8 +242,8 @@ typedef struct hwagent_options {
   /** Called before each re-partition; may veto it. */
   hwagent_repartition_callback_t on_repartition;
   void *on_repartition_user;
-  /** Threads the CPU kernels may use (0 = all online CPUs). Validated and
-   *  kept for the CPU code generator; the current kernels run on one thread. */
+  /** Threads the CPU kernels (contractions through oneDNN) may use
+   *  (0 = all online CPUs); the elementwise code runs on one. */
   int32_t cpu_threads;
   int32_t reserved;
 } hwagent_options_t;

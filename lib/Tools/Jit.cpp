@@ -1,0 +1,68 @@
+//===- Jit.cpp - JIT-compile lowered code for this machine ----------------===//
+
+#include "HwAgent/Tools/Jit.h"
+
+#include "hwagent_rt/hwagent_kernels.h"
+#include "hwagent_rt/hwagent_rt.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+
+#include <functional>
+
+using namespace mlir;
+
+std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
+                                                        std::string &error) {
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder) {
+    error = "cannot describe this CPU: " +
+            llvm::toString(hostBuilder.takeError());
+    return nullptr;
+  }
+  auto targetMachine = hostBuilder->createTargetMachine();
+  if (!targetMachine) {
+    error = "cannot target this CPU: " +
+            llvm::toString(targetMachine.takeError());
+    return nullptr;
+  }
+  ExecutionEngineOptions engineOptions;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // ExecutionEngineOptions::transformer is a function_ref: the callable must
+  // outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(2, /*sizeLevel=*/0, targetMachine->get());
+  engineOptions.transformer = optimize;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  std::string runnerUtils = HWAGENT_MLIR_C_RUNNER_UTILS;
+  SmallVector<StringRef> libs = {runnerUtils};
+  engineOptions.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(module, engineOptions,
+                                        std::move(*targetMachine));
+  if (!engine) {
+    error = "JIT failed: " + llvm::toString(engine.takeError());
+    return nullptr;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    auto add = [&](const char *name, void *address) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    add("hwagent_rt_select", reinterpret_cast<void *>(&hwagent_rt_select));
+    add("hwagent_rt_begin", reinterpret_cast<void *>(&hwagent_rt_begin));
+    add("hwagent_rt_end", reinterpret_cast<void *>(&hwagent_rt_end));
+    add("_mlir_memref_to_llvm_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+    add("_mlir_memref_to_llvm_free",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    add("_mlir_ciface_hwagent_contract_f32",
+        reinterpret_cast<void *>(&_mlir_ciface_hwagent_contract_f32));
+    return map;
+  });
+  return std::move(*engine);
+}

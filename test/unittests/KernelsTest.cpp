@@ -1,0 +1,208 @@
+//===- KernelsTest.cpp - hwagent_contract_f32 against a reference ---------===//
+//
+// Each case is a contraction as hwagent-linalg-to-kernels encodes it; the
+// kernel's result must match a plain loop nest over the same spec (double
+// accumulation) within f32 rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hwagent_rt/hwagent_kernels.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// One index expression of an operand dimension: constant + sum c * loop.
+struct Index {
+  int64_t constant = 0;
+  std::vector<std::pair<int64_t, int64_t>> terms;
+};
+
+/// A dense row-major tensor with its MLIR descriptor (rank <= 4).
+struct Tensor {
+  std::vector<int64_t> shape, strides;
+  std::vector<float> data;
+  std::vector<int64_t> descriptor;
+  hwagent_unranked_memref_t unranked{};
+
+  Tensor(std::vector<int64_t> shape, std::mt19937 &rng, bool zero = false)
+      : shape(std::move(shape)) {
+    int64_t size = 1;
+    strides.assign(this->shape.size(), 1);
+    for (int64_t d = static_cast<int64_t>(this->shape.size()) - 1; d >= 0;
+         --d) {
+      strides[d] = size;
+      size *= this->shape[d];
+    }
+    std::uniform_real_distribution<float> dist(-1, 1);
+    data.resize(size);
+    for (float &x : data)
+      x = zero ? 0.0f : dist(rng);
+  }
+
+  hwagent_unranked_memref_t *memref() {
+    int64_t rank = static_cast<int64_t>(shape.size());
+    descriptor.assign(3 + 2 * rank, 0);
+    float *p = data.data();
+    std::memcpy(&descriptor[0], &p, sizeof p);
+    std::memcpy(&descriptor[1], &p, sizeof p);
+    for (int64_t d = 0; d < rank; ++d) {
+      descriptor[3 + d] = shape[d];
+      descriptor[3 + rank + d] = strides[d];
+    }
+    unranked = {rank, descriptor.data()};
+    return &unranked;
+  }
+
+  int64_t offset(const std::vector<Index> &map,
+                 const std::vector<int64_t> &iv) const {
+    int64_t offset = 0;
+    for (size_t d = 0; d < map.size(); ++d) {
+      int64_t index = map[d].constant;
+      for (auto [loop, coefficient] : map[d].terms)
+        index += coefficient * iv[loop];
+      EXPECT_GE(index, 0);
+      EXPECT_LT(index, shape[d]);
+      offset += index * strides[d];
+    }
+    return offset;
+  }
+};
+
+Index dim(int64_t loop) { return {0, {{loop, 1}}}; }
+Index sum(int64_t x, int64_t y, int64_t cx = 1) {
+  return {0, {{x, cx}, {y, 1}}};
+}
+
+/// Runs the kernel and the reference on (A, B, C) and compares.
+void check(const std::vector<int64_t> &extents, Tensor &a,
+           const std::vector<Index> &mapA, Tensor &b,
+           const std::vector<Index> &mapB, Tensor &c,
+           const std::vector<Index> &mapC) {
+  std::vector<int64_t> spec = {HWAGENT_CONTRACT_SPEC_VERSION,
+                               static_cast<int64_t>(extents.size())};
+  spec.insert(spec.end(), extents.begin(), extents.end());
+  for (const std::vector<Index> *map : {&mapA, &mapB, &mapC}) {
+    spec.push_back(static_cast<int64_t>(map->size()));
+    for (const Index &index : *map) {
+      spec.push_back(index.constant);
+      spec.push_back(static_cast<int64_t>(index.terms.size()));
+      for (auto [loop, coefficient] : index.terms) {
+        spec.push_back(loop);
+        spec.push_back(coefficient);
+      }
+    }
+  }
+  // Reference: every point of the loops, accumulated in double.
+  std::vector<double> expected(c.data.begin(), c.data.end());
+  std::vector<int64_t> iv(extents.size(), 0);
+  bool done = extents.empty();
+  while (!done) {
+    expected[c.offset(mapC, iv)] += double(a.data[a.offset(mapA, iv)]) *
+                                    double(b.data[b.offset(mapB, iv)]);
+    done = true;
+    for (int64_t l = static_cast<int64_t>(extents.size()) - 1; l >= 0; --l) {
+      if (++iv[l] < extents[l]) {
+        done = false;
+        break;
+      }
+      iv[l] = 0;
+    }
+  }
+  hwagent_memref_i64_1d_t specRef{spec.data(), spec.data(), 0,
+                                  static_cast<int64_t>(spec.size()), 1};
+  _mlir_ciface_hwagent_contract_f32(&specRef, a.memref(), b.memref(),
+                                    c.memref());
+  double worst = 0;
+  for (size_t i = 0; i < expected.size(); ++i)
+    worst = std::max(worst, std::abs(expected[i] - c.data[i]) /
+                                (1.0 + std::abs(expected[i])));
+  EXPECT_LT(worst, 1e-4) << "largest relative error";
+}
+
+TEST(Kernels, MatmulAllTranspositions) {
+  std::mt19937 rng(1);
+  // C[i,j] += A[i,k] B[k,j]: A and B as views, no packing.
+  {
+    Tensor a({37, 19}, rng), b({19, 23}, rng), c({37, 23}, rng);
+    check({37, 23, 19}, a, {dim(0), dim(2)}, b, {dim(2), dim(1)}, c,
+          {dim(0), dim(1)});
+  }
+  // A transposed (A[k,i]) and B transposed (B[j,k]).
+  {
+    Tensor a({19, 37}, rng), b({23, 19}, rng), c({37, 23}, rng);
+    check({37, 23, 19}, a, {dim(2), dim(0)}, b, {dim(1), dim(2)}, c,
+          {dim(0), dim(1)});
+  }
+  // C transposed (C[j,i]): packed through the scatter.
+  {
+    Tensor a({37, 19}, rng), b({19, 23}, rng), c({23, 37}, rng);
+    check({37, 23, 19}, a, {dim(0), dim(2)}, b, {dim(2), dim(1)}, c,
+          {dim(1), dim(0)});
+  }
+}
+
+TEST(Kernels, BatchMatmul) {
+  std::mt19937 rng(2);
+  Tensor a({3, 8, 5}, rng), b({3, 5, 6}, rng), c({3, 8, 6}, rng, true);
+  check({3, 8, 6, 5}, a, {dim(0), dim(1), dim(3)}, b,
+        {dim(0), dim(3), dim(2)}, c, {dim(0), dim(1), dim(2)});
+}
+
+TEST(Kernels, ConvolutionForwardStridedAndDilated) {
+  std::mt19937 rng(3);
+  // out[n,f,oh,ow] += x[n,c,2oh+kh,2ow+kw] * w[f,c,kh,kw]
+  // loops: n f oh ow c kh kw
+  Tensor x({2, 3, 11, 11}, rng), w({4, 3, 3, 3}, rng),
+      out({2, 4, 5, 5}, rng, true);
+  check({2, 4, 5, 5, 3, 3, 3}, x, {dim(0), dim(4), sum(2, 5, 2), sum(3, 6, 2)},
+        w, {dim(1), dim(4), dim(5), dim(6)}, out,
+        {dim(0), dim(1), dim(2), dim(3)});
+}
+
+TEST(Kernels, ConvolutionGradients) {
+  std::mt19937 rng(4);
+  // Weight gradient: dw[f,c,kh,kw] += dy[n,f,oh,ow] * x[n,c,oh+kh,ow+kw]
+  // loops: f c kh kw n oh ow
+  {
+    Tensor dy({2, 5, 6, 6}, rng), x({2, 3, 8, 8}, rng),
+        dw({5, 3, 3, 3}, rng);
+    check({5, 3, 3, 3, 2, 6, 6}, dy, {dim(4), dim(0), dim(5), dim(6)}, x,
+          {dim(4), dim(1), sum(5, 2), sum(6, 3)}, dw,
+          {dim(0), dim(1), dim(2), dim(3)});
+  }
+  // Input gradient with a flipped kernel: dx[n,c,h,w] +=
+  // dyp[n,f,h+kh,w+kw] * w[f,c,2-kh,2-kw]; loops: n c h w f kh kw
+  {
+    Tensor dyp({2, 5, 8, 8}, rng), w({5, 3, 3, 3}, rng),
+        dx({2, 3, 6, 6}, rng, true);
+    Index flipH{2, {{5, -1}}}, flipW{2, {{6, -1}}};
+    check({2, 3, 6, 6, 5, 3, 3}, dyp, {dim(0), dim(4), sum(2, 5), sum(3, 6)},
+          w, {dim(4), dim(1), flipH, flipW}, dx,
+          {dim(0), dim(1), dim(2), dim(3)});
+  }
+}
+
+TEST(Kernels, LargeBlockedContraction) {
+  std::mt19937 rng(5);
+  // Big enough that packing is blocked along K (B is packed: a window).
+  // dw[f,c,kh] += dy[n,f,t] * x[n,c,t+kh]; loops f c kh n t
+  // K = 64 * 1024 rows of 100 * 3 columns: over the packing budget.
+  Tensor dy({64, 2, 1024}, rng), x({64, 100, 1026}, rng),
+      dw({2, 100, 3}, rng, true);
+  check({2, 100, 3, 64, 1024}, dy, {dim(3), dim(0), dim(4)}, x,
+        {dim(3), dim(1), sum(4, 2)}, dw, {dim(0), dim(1), dim(2)});
+}
+
+TEST(Kernels, ThreadCountIsKept) {
+  EXPECT_EQ(hwagent_kernels_set_threads(1), 1);
+  EXPECT_GE(hwagent_kernels_set_threads(0), 1);
+}
+
+} // namespace
