@@ -9,6 +9,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 
+#include <cstdlib>
 #include <functional>
 
 using namespace mlir;
@@ -35,7 +36,10 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
       makeOptimizingTransformer(2, /*sizeLevel=*/0, targetMachine->get());
   engineOptions.transformer = optimize;
   engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // Off by default (it writes dumps under the temp directory); on when
+  // profiling the JIT code with `perf record -k 1` + `perf inject --jit`.
+  engineOptions.enablePerfNotificationListener =
+      std::getenv("HWAGENT_JIT_PERF") != nullptr;
   std::string runnerUtils = HWAGENT_MLIR_C_RUNNER_UTILS;
   SmallVector<StringRef> libs = {runnerUtils};
   engineOptions.sharedLibPaths = libs;

@@ -431,7 +431,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
         (options.partitionOptions.empty() ? ""
                                           : " " + options.partitionOptions) +
         "},";
-  pipeline += "hwagent-lower-to-runtime,hwagent-lower-to-llvm";
+  pipeline += "hwagent-lower-to-runtime,hwagent-lower-to-llvm{kernel-min-flops=" +
+              std::to_string(options.kernelMinFlops) + "}";
   if (failed(parsePassPipeline(pipeline, pm, errs)))
     return nullptr;
   auto start = std::chrono::steady_clock::now();

@@ -64,37 +64,45 @@ struct Group {
   int64_t size = 1;
   std::vector<int64_t> offset[3];
 
+  int64_t step[3] = {0, 0, 0};
+
   void build(const int64_t *extents, const Operand *ops) {
     size = 1;
     for (int l : loops)
       size *= extents[l];
     for (int o = 0; o < 3; ++o) {
+      // Row-major over `loops`, outermost first: each loop multiplies the
+      // table by its extent.
       std::vector<int64_t> &table = offset[o];
-      table.assign(size, 0);
-      int64_t span = 1;
-      // Innermost loop last: table[i] = sum over loops of weight * index.
-      for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-        int64_t extent = extents[*it], w = ops[o].weight[*it];
-        if (w != 0)
-          for (int64_t i = 0; i < size; ++i)
-            table[i] += ((i / span) % extent) * w;
-        span *= extent;
+      table.assign(1, 0);
+      table.reserve(size);
+      for (int l : loops) {
+        int64_t extent = extents[l], w = ops[o].weight[l];
+        int64_t before = static_cast<int64_t>(table.size());
+        table.resize(before * extent);
+        for (int64_t j = before - 1; j >= 0; --j)
+          for (int64_t e = extent - 1; e >= 0; --e)
+            table[j * extent + e] = table[j] + e * w;
       }
+      step[o] = computeStep(o);
     }
   }
 
   /// The step when operand `o`'s offsets are i * step (any step for a
   /// group of one point), or -1.
-  int64_t linearStep(int o) const {
+  int64_t linearStep(int o) const { return step[o]; }
+
+private:
+  int64_t computeStep(int o) const {
     if (size <= 1)
       return 0;
-    int64_t step = offset[o][1] - offset[o][0];
-    if (offset[o][0] != 0 || step <= 0)
+    int64_t s = offset[o][1] - offset[o][0];
+    if (offset[o][0] != 0 || s <= 0)
       return -1;
     for (int64_t i = 2; i < size; ++i)
-      if (offset[o][i] != i * step)
+      if (offset[o][i] != i * s)
         return -1;
-    return step;
+    return s;
   }
 };
 
@@ -138,8 +146,17 @@ void pack(float *dst, const float *base, const int64_t *rowOff, int64_t rows,
     float *out = dst + r * cols;
     if (runs.mean >= 4) {
       for (int64_t i = 0; i < count; ++i) {
-        int64_t c = runs.start[i];
-        std::memcpy(out + c, src + colOff[c], runs.length[i] * sizeof(float));
+        int64_t c = runs.start[i], length = runs.length[i];
+        const float *from = src + colOff[c];
+        float *to = out + c;
+        if (length >= 256) {
+          std::memcpy(to, from, length * sizeof(float));
+        } else {
+          // Short runs (an image row of a window): a vectorized loop beats
+          // a call.
+          for (int64_t e = 0; e < length; ++e)
+            to[e] = from[e];
+        }
       }
     } else {
       for (int64_t c = 0; c < cols; ++c)
@@ -332,8 +349,7 @@ extern "C" int32_t hwagent_kernels_set_threads(int32_t threads) {
   if (threads <= 0)
     threads = static_cast<int32_t>(
         std::max(1u, std::thread::hardware_concurrency()));
-  if (kernelThreads.exchange(threads) != threads)
-    omp_set_num_threads(threads);
+  kernelThreads.store(threads);
   return threads;
 }
 
@@ -411,15 +427,42 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
 
   // Either operand may be SGEMM's left one (C += A B is C^T += B^T A^T):
   // take the orientation where C is a matrix view with the largest GEMMs.
-  Plan p = plan(ops, extents, loops, kA);
-  {
+  // Plans depend on the spec and the operands' strides only: each call
+  // site's plan is made once per thread and reused while its strides stay.
+  struct Cached {
+    std::vector<int64_t> weights;
+    Plan plan;
+  };
+  thread_local std::unordered_map<const int64_t *, Cached> plans;
+  std::vector<int64_t> weights;
+  for (const Operand &op : ops)
+    weights.insert(weights.end(), op.weight, op.weight + loops);
+  Cached &cached = plans[spec];
+  if (cached.weights != weights || cached.plan.batch.offset[0].empty()) {
+    Plan p = plan(ops, extents, loops, kA);
     Plan swapped = plan(ops, extents, loops, kB);
     if (swapped.directC &&
         (!p.directC || swapped.m.size * swapped.n.size > p.m.size * p.n.size))
       p = std::move(swapped);
+    cached.plan = std::move(p);
+    cached.weights = std::move(weights);
   }
+  const Plan &p = cached.plan;
   const int64_t M = p.m.size, N = p.n.size, K = p.k.size;
   const Operand &L = ops[p.left], &R = ops[p.right];
+
+  // Threads for this call: each should get a few MFLOP of work, or waking
+  // it costs more than it saves (small GEMMs run on one).
+  {
+    thread_local int current = -1;
+    int allowed = std::max(1, kernelThreads.load(std::memory_order_relaxed));
+    int want = static_cast<int>(std::clamp<double>(
+        flops / (M * N * K > 0 ? 8.0e6 : 1.0), 1.0, allowed));
+    if (want != current) {
+      omp_set_num_threads(want);
+      current = want;
+    }
+  }
 
   // Block K and M so that packed operands stay within the budget.
   int64_t blockK = std::min(

@@ -57,6 +57,16 @@ static cl::opt<std::string> partitionOptions(
     "partition-options",
     cl::desc("Further partition-backends options, e.g. \"backends=cpu,ane\""),
     cl::init(""), cl::cat(runCategory));
+static cl::opt<int64_t> kernelMinFlops(
+    "kernel-min-flops",
+    cl::desc("Contractions of at least this many FLOPs run in the packed "
+             "SGEMM kernel (-1 = none: every op as compiled loops)"),
+    cl::init(65536), cl::cat(runCategory));
+static cl::opt<bool> kernelStats(
+    "kernel-stats",
+    cl::desc("List every contraction kernel call site with its measured "
+             "throughput"),
+    cl::init(false), cl::cat(runCategory));
 enum class ForcedBackend {
   autoChoice = -1,
   cpu = HWAGENT_BACKEND_CPU,
@@ -208,6 +218,7 @@ int main(int argc, char **argv) {
         static_cast<hwcore::BackendKind>(static_cast<int>(backend.getValue())));
   }
   options.partitionOptions = partitionOptions;
+  options.kernelMinFlops = kernelMinFlops;
   options.seed = seed;
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());
@@ -330,6 +341,19 @@ int main(int argc, char **argv) {
         count, flops / 1e9, seconds, seconds > 0 ? flops / seconds / 1e9 : 0.0,
         top.flops / std::max<int64_t>(top.calls, 1) / 1e9,
         top.seconds > 0 ? top.flops / top.seconds / 1e9 : 0.0);
+    if (kernelStats)
+      for (const hwagent_kernel_stat_t &k : kernels) {
+        // The spec: version, loop count, extents (hwagent_kernels.h).
+        std::string loops;
+        for (int64_t l = 0; l < k.spec[1]; ++l)
+          loops += (l ? "x" : "") + std::to_string(k.spec[2 + l]);
+        llvm::outs() << llvm::formatv(
+            "  contraction over loops {0}: {1} calls, {2:f4} GFLOP per call, "
+            "{3:f3} ms per call, {4:f1} GFLOP/s\n",
+            loops, k.calls, k.flops / std::max<int64_t>(k.calls, 1) / 1e9,
+            k.seconds / std::max<int64_t>(k.calls, 1) * 1e3,
+            k.seconds > 0 ? k.flops / k.seconds / 1e9 : 0.0);
+      }
   }
   hwagent_regret_t regret;
   if ((adaptive || simulateCpu) &&

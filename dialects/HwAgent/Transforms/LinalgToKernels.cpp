@@ -24,6 +24,7 @@
 
 namespace mlir::hwagent {
 #define GEN_PASS_DEF_LINALGTOKERNELS
+#define GEN_PASS_DEF_EXPANDSTRIDEDCOPIES
 #include "HwAgent/Transforms/Passes.h.inc"
 } // namespace mlir::hwagent
 
@@ -213,6 +214,27 @@ struct LinalgToKernelsPass
       func::CallOp::create(b, at, kernel, args);
       op->erase();
       ++numKernelCalls;
+    }
+  }
+};
+
+struct ExpandStridedCopiesPass
+    : hwagent::impl::ExpandStridedCopiesBase<ExpandStridedCopiesPass> {
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) {
+      auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+      auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+      if (source && target && source.hasRank() &&
+          (!source.getLayout().isIdentity() ||
+           !target.getLayout().isIdentity()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder b(copy);
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
     }
   }
 };

@@ -21,8 +21,14 @@
 
 using namespace mlir;
 
-StringRef hwagent::getBufferLoweringPipeline() {
-  return "hwagent-linalg-to-kernels, "
+std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops) {
+  std::string kernels =
+      kernelMinFlops < 0
+          ? std::string()
+          : "hwagent-linalg-to-kernels{min-flops=" +
+                std::to_string(kernelMinFlops) + "}, ";
+  return kernels +
+         "hwagent-expand-strided-copies, "
          "func.func(convert-linalg-to-loops), expand-strided-metadata, "
          "lower-affine, convert-scf-to-cf, convert-vector-to-llvm, "
          "finalize-memref-to-llvm{use-generic-functions}, convert-math-to-llvm, "
@@ -30,7 +36,8 @@ StringRef hwagent::getBufferLoweringPipeline() {
          "convert-index-to-llvm, reconcile-unrealized-casts";
 }
 
-void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm) {
+void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                       const LowerToLLVMOptions &options) {
   std::string pipeline =
       "func.func(convert-elementwise-to-linalg, tosa-to-linalg-named, "
       "tosa-to-linalg, tosa-to-arith, tosa-to-tensor), "
@@ -39,7 +46,7 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm) {
       "allow-return-allocs-from-loops}, "
       "buffer-deallocation-pipeline, "
       "convert-bufferization-to-memref, " +
-      getBufferLoweringPipeline().str();
+      getBufferLoweringPipeline(options.kernelMinFlops);
   // The pipeline is a constant of this file: failing to parse it is a bug.
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("hwagent-lower-to-llvm: bad built-in pipeline");
@@ -51,6 +58,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerSCFToControlFlowPass();
   registerConvertVectorToLLVMPass();
   registerLinalgToKernels();
+  registerExpandStridedCopies();
   memref::registerExpandStridedMetadataPass();
   registerFinalizeMemRefToLLVMConversionPass();
   registerConvertMathToLLVMPass();
@@ -67,7 +75,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerTosaToTensorPass();
   bufferization::registerOneShotBufferizePass();
   bufferization::registerBufferizationPipelines();
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToLLVMOptions>(
       "hwagent-lower-to-llvm",
       "Bufferize and lower hwagent-free tensor code to the LLVM dialect "
       "(after hwagent-lower-to-runtime)",

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::hwagent {
 
@@ -33,14 +34,27 @@ llvm::cl::ValuesClass strategyValues();
 /// assign-backends and insert-transfers with their shared options.
 void registerPartitionBackendsPipeline();
 
+/// The default of hwagent-linalg-to-kernels' min-flops.
+constexpr int64_t kDefaultKernelMinFlops = 65536;
+
+struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+  PassOptions::Option<int64_t> kernelMinFlops{
+      *this, "kernel-min-flops",
+      llvm::cl::desc("Contractions of at least this many FLOPs call the "
+                     "packed-SGEMM kernel; -1 = none (every op as loops)"),
+      llvm::cl::init(kDefaultKernelMinFlops)};
+};
+
 /// Adds the passes from lowered (hwagent-free) tensor code to the LLVM
 /// dialect: elementwise to linalg, TOSA to linalg, one-shot bufferization,
-/// deallocation, loops, LLVM.
-void buildLowerToLLVMPipeline(OpPassManager &pm);
+/// deallocation, large contractions to the kernel, loops, LLVM.
+void buildLowerToLLVMPipeline(OpPassManager &pm,
+                              const LowerToLLVMOptions &options = {});
 
 /// The part of it from bufferized code (memrefs) to LLVM; also what
 /// hwagent-calibrate measures.
-StringRef getBufferLoweringPipeline();
+std::string
+getBufferLoweringPipeline(int64_t kernelMinFlops = kDefaultKernelMinFlops);
 
 /// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
 /// passes it uses.

@@ -234,4 +234,17 @@ def LinalgToKernels : Pass<"hwagent-linalg-to-kernels", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ExpandStridedCopies : Pass<"hwagent-expand-strided-copies", "::mlir::ModuleOp"> {
+  let summary = "Turn memref.copy between strided views into linalg.copy";
+  let description = [{
+    finalize-memref-to-llvm lowers a memref.copy whose operands are not
+    both contiguous to a call of the runner utilities' generic `memrefCopy`,
+    which walks the elements one by one through their descriptors (the
+    padding of every convolution input bufferizes to such a copy). As
+    linalg.copy it becomes a loop nest the JIT vectorizes along the
+    innermost unit stride; contiguous copies stay memcpy.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

@@ -44,6 +44,8 @@ struct RunnerOptions {
   std::string strategy = "optimal";
   /// Extra partition-backends options ("backends=cpu,ane ...").
   std::string partitionOptions;
+  /// hwagent-lower-to-llvm's kernel-min-flops (-1: no kernel calls).
+  int64_t kernelMinFlops = 65536;
   uint64_t seed = 1;
   float inputScale = 1.0f;
   /// Argument index updated by each result after the loss (empty: from
