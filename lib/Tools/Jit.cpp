@@ -29,11 +29,14 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
     return nullptr;
   }
   ExecutionEngineOptions engineOptions;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  // LLVM's -O1 module pipeline: the same step times as -O2 on every bundled
+  // workload (the contractions are in the kernel; the loops left vectorize
+  // either way) and a third less compile time (docs/cpu-backend.md).
   // ExecutionEngineOptions::transformer is a function_ref: the callable must
   // outlive create().
   std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(2, /*sizeLevel=*/0, targetMachine->get());
+      makeOptimizingTransformer(1, /*sizeLevel=*/0, targetMachine->get());
   engineOptions.transformer = optimize;
   engineOptions.enableGDBNotificationListener = false;
   // Off by default (it writes dumps under the temp directory); on when

@@ -2,7 +2,7 @@
 //
 // One way to JIT what hwagent-lower-to-llvm produced, shared by hwagent-run,
 // the step benchmarks and hwagent-calibrate (so that calibration measures
-// the code training runs): this CPU and its features, LLVM's -O2 pipeline,
+// the code training runs): this CPU and its features, LLVM's -O1 pipeline,
 // no perf or GDB listeners (they write dumps under the temp directory), and
 // the runtime's entry points (program dispatch, the contraction kernel)
 // bound by address.
