@@ -161,17 +161,20 @@ TargetDescription appleTarget(const AppleChip &chip) {
 TargetDescription hostTarget() {
   TargetDescription t;
   t.name = "host";
-  t.description = "the development machine's CPU (2-core Intel Xeon VM) "
-                  "measured by hwagent-calibrate on 2026-12-02: "
-                  "JIT-compiled linalg, one thread";
+  t.description = "the development machine's CPU (2-core AMD EPYC VM with "
+                  "AVX-512) measured by hwagent-calibrate on 2026-12-03: "
+                  "JIT-compiled linalg, contractions through the oneDNN "
+                  "kernel, one thread";
   BackendDescription cpu;
   cpu.kind = BackendKind::cpu;
-  cpu.peakFlops = {{"f32", 9.7e8}, {"default", 9.7e8}};
-  cpu.bandwidth = 1.4e10;
-  cpu.launch = 3.4e-9;
+  cpu.peakFlops = {{"f32", 2.1e11}, {"default", 2.1e11}};
+  cpu.rampFlops = 9.0e7;
+  cpu.rampExponent = 0.118;
+  cpu.bandwidth = 4.0e10;
+  cpu.launch = 2.0e-9;
   t.backends = {cpu};
-  t.defaultLink.bandwidth = 1.4e10;
-  t.defaultLink.convertBandwidth = 7.0e9;
+  t.defaultLink.bandwidth = 4.0e10;
+  t.defaultLink.convertBandwidth = 2.0e10;
   return t;
 }
 

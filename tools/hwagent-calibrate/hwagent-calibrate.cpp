@@ -409,7 +409,7 @@ int main(int argc, char **argv) {
   target.name = targetName;
   target.description =
       llvm::formatv("host CPU measured by hwagent-calibrate (JIT-compiled "
-                    "linalg, contractions through OpenBLAS on {0} thread(s))",
+                    "linalg, contractions through oneDNN on {0} thread(s))",
                     threads)
           .str();
   ::hwcore::BackendDescription cpu;
