@@ -53,13 +53,13 @@ static void regionPredictions(RegionOp region, hwagent_region_info_t &info) {
   }
 }
 
-static uint64_t regionKey(RegionOp region) {
+static uint64_t regionKey(RegionOp region, StructuralHasher &hasher) {
   auto *dialect = region.getContext()->getLoadedDialect<HwAgentDialect>();
   std::string key;
   if (StringAttr stored = dialect->getKeyAttrHelper().getAttr(region))
     key = stored.str();
   else
-    key = getStructuralHash(region);
+    key = hasher(region);
   uint64_t value = 0;
   StringRef(key).getAsInteger(16, value);
   return value;
@@ -194,6 +194,7 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
     }
 
   llvm::DenseMap<Operation *, int32_t> programOf;
+  StructuralHasher hasher;
   for (auto function : module.getOps<FunctionOpInterface>()) {
     if (function.isExternal())
       continue;
@@ -208,7 +209,7 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
       int32_t index = table.programs.size();
       for (RegionOp region : regions) {
         hwagent_region_info_t info = {};
-        info.key = regionKey(region);
+        info.key = regionKey(region, hasher);
         info.id = static_cast<int32_t>(region.getIdAttr().getInt());
         info.program = index;
         if (FeaturesAttr features = region.getFeaturesAttr()) {

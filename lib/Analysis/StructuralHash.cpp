@@ -8,18 +8,19 @@
 
 using namespace mlir;
 
-namespace {
+namespace mlir::hwagent {
 /// Writes a canonical text of a body: values are "%<n>" in definition order,
 /// types and attributes in MLIR syntax (which carries no locations).
 class CanonicalPrinter {
 public:
-  explicit CanonicalPrinter(llvm::raw_ostream &os) : os(os) {}
+  CanonicalPrinter(llvm::raw_ostream &os, StructuralHasher &cache)
+      : os(os), cache(cache) {}
 
   void printBlock(Block &block) {
     os << "^(";
     for (BlockArgument arg : block.getArguments()) {
       os << define(arg) << ":";
-      arg.getType().print(os);
+      printType(arg.getType());
       os << ",";
     }
     os << ")\n";
@@ -46,11 +47,17 @@ private:
     os << ")->(";
     for (Value result : op.getResults()) {
       os << define(result) << ":";
-      result.getType().print(os);
+      printType(result.getType());
       os << ",";
     }
     os << ")";
-    op.getAttrDictionary().print(os);
+    auto [attrs, inserted] =
+        cache.attributes.try_emplace(op.getAttrDictionary());
+    if (inserted) {
+      llvm::raw_string_ostream text(attrs->second);
+      op.getAttrDictionary().print(text);
+    }
+    os << attrs->second;
     os << "{";
     for (Region &region : op.getRegions()) {
       os << "[";
@@ -61,15 +68,30 @@ private:
     os << "}\n";
   }
 
+  void printType(Type type) {
+    auto [text, inserted] = cache.types.try_emplace(type);
+    if (inserted) {
+      llvm::raw_string_ostream stream(text->second);
+      type.print(stream);
+    }
+    os << text->second;
+  }
+
   llvm::raw_ostream &os;
+  StructuralHasher &cache;
   llvm::DenseMap<Value, unsigned> ids;
 };
-} // namespace
+} // namespace mlir::hwagent
 
 std::string hwagent::getStructuralHash(RegionOp region) {
+  StructuralHasher hasher;
+  return hasher(region);
+}
+
+std::string hwagent::StructuralHasher::operator()(RegionOp region) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  CanonicalPrinter(os).printBlock(region.getBodyBlock());
+  CanonicalPrinter(os, *this).printBlock(region.getBodyBlock());
   uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(text));
   std::string key;
   llvm::raw_string_ostream keyStream(key);

@@ -327,10 +327,11 @@ struct AssignBackendsPass
       });
       bool margins = p.getRegions().size() <= kExactMarginRegions;
       json.attributeArray("regions", [&] {
+        StructuralHasher hasher;
         for (auto [node, region] : llvm::enumerate(p.getRegions())) {
           json.object([&] {
             json.attribute("id", region.getIdAttr().getInt());
-            json.attribute("key", getStructuralHash(region));
+            json.attribute("key", hasher(region));
             json.attribute("backend",
                            cm::backendName(p.getBackend(plan.labels[node])));
             json.attribute("program", plan.programOf[node]);

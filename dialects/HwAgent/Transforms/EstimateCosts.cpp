@@ -165,6 +165,7 @@ struct EstimateCostsPass
       // A forward pass keeps its weights between steps even in training.
       cm::CostOptions local = options;
       local.training = weightsChangeEveryStep(function, training);
+      StructuralHasher hasher;
       function->walk([&](RegionOp region) {
         FeaturesAttr features = region.getFeaturesAttr();
         if (!features) {
@@ -173,7 +174,7 @@ struct EstimateCostsPass
         }
         Estimate estimate{region,
                           toProfile(region, features),
-                          db ? getStructuralHash(region) : "",
+                          db ? hasher(region) : "",
                           {},
                           local};
         for (const cm::BackendDescription &backend : targetDesc->backends)

@@ -67,14 +67,15 @@ struct InsertTransfersPass
     // 1. ANE regions take and give f16 at their boundary. Their structural
     // key is kept from before the casts, so measured profiles still match
     // the regions estimate-costs sees.
+    StructuralHasher hasher;
     for (RegionOp region : regions) {
       if (region.getBackend() != Backend::ane)
         continue;
       region.getContext()
           ->getLoadedDialect<HwAgentDialect>()
           ->getKeyAttrHelper()
-          .setAttr(region, StringAttr::get(region.getContext(),
-                                           getStructuralHash(region)));
+          .setAttr(region,
+                   StringAttr::get(region.getContext(), hasher(region)));
       Block &body = region.getBodyBlock();
       OpBuilder builder(&body, body.begin());
       auto boundary = region.getContext()

@@ -127,10 +127,11 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
               json.attributeObject(
                   "features", [&] { writeFeatures(json, profile.features); });
               json.attributeArray("regions", [&] {
+                StructuralHasher hasher;
                 for (RegionOp region : profile.regions)
                   json.object([&] {
                     json.attribute("id", region.getIdAttr().getInt());
-                    json.attribute("key", getStructuralHash(region));
+                    json.attribute("key", hasher(region));
                     json.attribute("location",
                                    locationToString(region.getLoc()));
                     json.attributeArray("ops", [&] {

@@ -4,6 +4,7 @@
 #define HWAGENT_ANALYSIS_STRUCTURALHASH_H
 
 #include "HwAgent/IR/HwAgentOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <string>
 
@@ -15,6 +16,20 @@ namespace mlir::hwagent {
 /// ids and its own features/costs/backend attributes; any change to what it
 /// computes changes the key. Measured profiles are keyed by it.
 std::string getStructuralHash(RegionOp region);
+
+/// The same keys for many regions: remembers the text of every type and
+/// attribute dictionary it printed (most regions of a graph share a few),
+/// which makes keying a 100k-op graph several times faster. Lives no longer
+/// than the IR it hashed.
+class StructuralHasher {
+public:
+  std::string operator()(RegionOp region);
+
+private:
+  friend class CanonicalPrinter;
+  llvm::DenseMap<Type, std::string> types;
+  llvm::DenseMap<Attribute, std::string> attributes;
+};
 
 } // namespace mlir::hwagent
 
