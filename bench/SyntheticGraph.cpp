@@ -72,3 +72,34 @@ std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
   out += "  return " + current + " : " + t + "\n}\n";
   return out;
 }
+
+std::string mlir::hwagent::bench::makeElementwiseChain(int numOps) {
+  const std::string t = "tensor<64x64xf32>";
+  const char *ops[] = {"arith.addf", "arith.mulf", "arith.subf"};
+  std::string out = "func.func @train_step(%x: " + t + ", %w: " + t +
+                    ") -> (tensor<f32>, " + t + ") {\n";
+  std::string previous = "%x";
+  for (int i = 0; i < numOps; ++i) {
+    std::string value = "%v" + std::to_string(i);
+    out += "  " + value + " = " + ops[i % 3] + " " + previous + ", " +
+           (i % 2 ? "%x" : "%w") + " : " + t + "\n";
+    previous = value;
+  }
+  out += "  %e = tensor.empty() : tensor<f32>\n"
+         "  %zero = arith.constant 0.0 : f32\n"
+         "  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> "
+         "tensor<f32>\n"
+         "  %loss = linalg.reduce ins(" +
+         previous + " : " + t +
+         ") outs(%init : tensor<f32>) dimensions = [0, 1]\n"
+         "    (%a: f32, %b: f32) {\n"
+         "      %s = arith.addf %a, %b : f32\n"
+         "      linalg.yield %s : f32\n"
+         "    }\n"
+         "  %w2 = arith.subf %w, " +
+         previous + " : " + t +
+         "\n"
+         "  return %loss, %w2 : tensor<f32>, " +
+         t + "\n}\n";
+  return out;
+}

@@ -13,6 +13,12 @@ namespace mlir::hwagent::bench {
 /// shared weight arguments. Deterministic.
 std::string makeSyntheticGraph(int numOps);
 
+/// MLIR text of a training-step-shaped function `(x, w) -> (loss, w')` whose
+/// body is a chain of `numOps` elementwise arith ops on 64x64 tensors, each
+/// also reading one of the two arguments (so every value of the chain is
+/// read by later ops too), reduced to a scalar loss. Deterministic.
+std::string makeElementwiseChain(int numOps);
+
 } // namespace mlir::hwagent::bench
 
 #endif // HWAGENT_BENCH_SYNTHETICGRAPH_H

@@ -18,14 +18,14 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
                                                         std::string &error) {
   auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!hostBuilder) {
-    error = "cannot describe this CPU: " +
-            llvm::toString(hostBuilder.takeError());
+    error =
+        "cannot describe this CPU: " + llvm::toString(hostBuilder.takeError());
     return nullptr;
   }
   auto targetMachine = hostBuilder->createTargetMachine();
   if (!targetMachine) {
-    error = "cannot target this CPU: " +
-            llvm::toString(targetMachine.takeError());
+    error =
+        "cannot target this CPU: " + llvm::toString(targetMachine.takeError());
     return nullptr;
   }
   ExecutionEngineOptions engineOptions;
@@ -46,8 +46,8 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
   std::string runnerUtils = HWAGENT_MLIR_C_RUNNER_UTILS;
   SmallVector<StringRef> libs = {runnerUtils};
   engineOptions.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(module, engineOptions,
-                                        std::move(*targetMachine));
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine) {
     error = "JIT failed: " + llvm::toString(engine.takeError());
     return nullptr;

@@ -5,8 +5,8 @@
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Tools/InitAll.h"
 #include "HwAgent/Tools/Jit.h"
-#include "hwagent_rt/hwagent_kernels.h"
 #include "HwAgent/Transforms/Passes.h"
+#include "hwagent_rt/hwagent_kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -431,8 +431,9 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
         (options.partitionOptions.empty() ? ""
                                           : " " + options.partitionOptions) +
         "},";
-  pipeline += "hwagent-lower-to-runtime,hwagent-lower-to-llvm{kernel-min-flops=" +
-              std::to_string(options.kernelMinFlops) + "}";
+  pipeline +=
+      "hwagent-lower-to-runtime,hwagent-lower-to-llvm{kernel-min-flops=" +
+      std::to_string(options.kernelMinFlops) + "}";
   if (failed(parsePassPipeline(pipeline, pm, errs)))
     return nullptr;
   auto start = std::chrono::steady_clock::now();

@@ -41,8 +41,8 @@ void *allocate(size_t alignment, size_t size) {
   alignment = std::max(alignment, kAlignment);
   // Round to a multiple of the alignment (aligned_alloc requires it); a
   // zero-size buffer still gets a distinct address.
-  size_t rounded = (std::max<size_t>(size, 1) + alignment - 1) / alignment *
-                   alignment;
+  size_t rounded =
+      (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
   Cache &c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   void *p = nullptr;

@@ -17,18 +17,18 @@
 
 #include "hwagent_rt/hwagent_kernels.h"
 
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <mutex>
-#include <unordered_map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -272,8 +272,8 @@ Plan plan(const Operand *ops, const int64_t *extents, int64_t loops, int left) {
 /// view when its offsets are linear with a unit stride, else packed into
 /// `buffer` along whichever order copies the longer contiguous runs.
 Matrix asMatrix(const Operand &op, int o, const float *base, const Group &rows,
-                int64_t row0, int64_t rowCount, const Group &cols,
-                int64_t col0, int64_t colCount, std::vector<float> &buffer) {
+                int64_t row0, int64_t rowCount, const Group &cols, int64_t col0,
+                int64_t colCount, std::vector<float> &buffer) {
   int64_t stepR = rows.linearStep(o), stepC = cols.linearStep(o);
   if (rows.size <= 1)
     stepR = std::max<int64_t>(cols.size, 1);
@@ -347,23 +347,21 @@ Operand readOperand(const hwagent_unranked_memref_t *memref,
 
 extern "C" int32_t hwagent_kernels_set_threads(int32_t threads) {
   if (threads <= 0)
-    threads = static_cast<int32_t>(
-        std::max(1u, std::thread::hardware_concurrency()));
+    threads =
+        static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
   kernelThreads.store(threads);
   return threads;
 }
 
-extern "C" void
-_mlir_ciface_hwagent_contract_f32(const hwagent_memref_i64_1d_t *specRef,
-                                  const hwagent_unranked_memref_t *a,
-                                  const hwagent_unranked_memref_t *b,
-                                  const hwagent_unranked_memref_t *c) {
+extern "C" void _mlir_ciface_hwagent_contract_f32(
+    const hwagent_memref_i64_1d_t *specRef, const hwagent_unranked_memref_t *a,
+    const hwagent_unranked_memref_t *b, const hwagent_unranked_memref_t *c) {
   auto start = std::chrono::steady_clock::now();
   double flops = 0;
   contract(specRef, a, b, c, flops);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   Stats &s = stats();
   std::lock_guard<std::mutex> lock(s.mutex);
   hwagent_kernel_stat_t &stat = s.bySpec[specRef->aligned];
@@ -382,9 +380,8 @@ extern "C" int64_t hwagent_kernels_stats(hwagent_kernel_stat_t *out,
     for (const auto &entry : s.bySpec)
       all.push_back(entry.second);
   }
-  std::sort(all.begin(), all.end(), [](const auto &x, const auto &y) {
-    return x.flops > y.flops;
-  });
+  std::sort(all.begin(), all.end(),
+            [](const auto &x, const auto &y) { return x.flops > y.flops; });
   for (int64_t i = 0; out && i < capacity && i < (int64_t)all.size(); ++i)
     out[i] = all[i];
   return static_cast<int64_t>(all.size());

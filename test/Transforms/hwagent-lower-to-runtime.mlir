@@ -33,7 +33,9 @@
 // The program's interface is f32 (the f16 boundary of the partitioned IR
 // moves into the ANE variant): the CPU variant computes exactly as the
 // all-CPU step; the ANE variant rounds every value it stores, its arguments
-// included, through f16 and computes in f32.
+// included, through f16 and computes in f32: after a named op as separate
+// conversions, inside the payload of an elementwise op (one pass over the
+// data), which it first turns into a linalg.generic.
 // CHECK-LABEL: func.func private @__hwagent_f_p0_cpu(
 // CHECK-NOT:     f16
 // CHECK-COUNT-2: linalg.matmul
@@ -41,7 +43,11 @@
 // CHECK:         %[[M:.*]] = linalg.matmul
 // CHECK-NEXT:    %[[H:.*]] = arith.truncf %[[M]] : tensor<16x16xf32> to tensor<16x16xf16>
 // CHECK-NEXT:    %[[R:.*]] = arith.extf %[[H]] : tensor<16x16xf16> to tensor<16x16xf32>
-// CHECK-NEXT:    math.tanh %[[R]]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[R]] : tensor<16x16xf32>)
+// CHECK:           %[[T:.*]] = math.tanh
+// CHECK-NEXT:      %[[TH:.*]] = arith.truncf %[[T]] : f32 to f16
+// CHECK-NEXT:      %[[TW:.*]] = arith.extf %[[TH]] : f16 to f32
+// CHECK-NEXT:      linalg.yield %[[TW]] : f32
 // CHECK-LABEL: func.func private @__hwagent_f_p1_cpu(
 // CHECK:         arith.addi
 

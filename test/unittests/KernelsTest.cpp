@@ -104,8 +104,8 @@ void check(const std::vector<int64_t> &extents, Tensor &a,
   std::vector<int64_t> iv(extents.size(), 0);
   bool done = extents.empty();
   while (!done) {
-    expected[c.offset(mapC, iv)] += double(a.data[a.offset(mapA, iv)]) *
-                                    double(b.data[b.offset(mapB, iv)]);
+    expected[c.offset(mapC, iv)] +=
+        double(a.data[a.offset(mapA, iv)]) * double(b.data[b.offset(mapB, iv)]);
     done = true;
     for (int64_t l = static_cast<int64_t>(extents.size()) - 1; l >= 0; --l) {
       if (++iv[l] < extents[l]) {
@@ -151,8 +151,8 @@ TEST(Kernels, MatmulAllTranspositions) {
 TEST(Kernels, BatchMatmul) {
   std::mt19937 rng(2);
   Tensor a({3, 8, 5}, rng), b({3, 5, 6}, rng), c({3, 8, 6}, rng, true);
-  check({3, 8, 6, 5}, a, {dim(0), dim(1), dim(3)}, b,
-        {dim(0), dim(3), dim(2)}, c, {dim(0), dim(1), dim(2)});
+  check({3, 8, 6, 5}, a, {dim(0), dim(1), dim(3)}, b, {dim(0), dim(3), dim(2)},
+        c, {dim(0), dim(1), dim(2)});
 }
 
 TEST(Kernels, ConvolutionForwardStridedAndDilated) {
@@ -171,8 +171,7 @@ TEST(Kernels, ConvolutionGradients) {
   // Weight gradient: dw[f,c,kh,kw] += dy[n,f,oh,ow] * x[n,c,oh+kh,ow+kw]
   // loops: f c kh kw n oh ow
   {
-    Tensor dy({2, 5, 6, 6}, rng), x({2, 3, 8, 8}, rng),
-        dw({5, 3, 3, 3}, rng);
+    Tensor dy({2, 5, 6, 6}, rng), x({2, 3, 8, 8}, rng), dw({5, 3, 3, 3}, rng);
     check({5, 3, 3, 3, 2, 6, 6}, dy, {dim(4), dim(0), dim(5), dim(6)}, x,
           {dim(4), dim(1), sum(5, 2), sum(6, 3)}, dw,
           {dim(0), dim(1), dim(2), dim(3)});
@@ -183,9 +182,8 @@ TEST(Kernels, ConvolutionGradients) {
     Tensor dyp({2, 5, 8, 8}, rng), w({5, 3, 3, 3}, rng),
         dx({2, 3, 6, 6}, rng, true);
     Index flipH{2, {{5, -1}}}, flipW{2, {{6, -1}}};
-    check({2, 3, 6, 6, 5, 3, 3}, dyp, {dim(0), dim(4), sum(2, 5), sum(3, 6)},
-          w, {dim(4), dim(1), flipH, flipW}, dx,
-          {dim(0), dim(1), dim(2), dim(3)});
+    check({2, 3, 6, 6, 5, 3, 3}, dyp, {dim(0), dim(4), sum(2, 5), sum(3, 6)}, w,
+          {dim(4), dim(1), flipH, flipW}, dx, {dim(0), dim(1), dim(2), dim(3)});
   }
 }
 

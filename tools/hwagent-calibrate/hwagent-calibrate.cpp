@@ -195,8 +195,8 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
-                  vector::VectorDialect, LLVM::LLVMDialect>();
+                  memref::MemRefDialect, scf::SCFDialect, vector::VectorDialect,
+                  LLVM::LLVMDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
@@ -253,10 +253,9 @@ int main(int argc, char **argv) {
   }
 
   // Square matmuls: 2 N^3 FLOPs each.
-  std::vector<int64_t> sizes = quick
-                                   ? std::vector<int64_t>{16, 64}
-                                   : std::vector<int64_t>{16, 32, 64, 128, 256,
-                                                          512, 1024};
+  std::vector<int64_t> sizes =
+      quick ? std::vector<int64_t>{16, 64}
+            : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024};
   for (int64_t n : sizes) {
     std::string t = llvm::formatv("memref<{0}x{0}xf32>", n).str();
     std::string source =
@@ -282,10 +281,8 @@ int main(int argc, char **argv) {
   };
   std::vector<ConvShape> convShapes =
       quick ? std::vector<ConvShape>{{8, 16, 8}}
-            : std::vector<ConvShape>{{8, 16, 8},
-                                     {16, 32, 32},
-                                     {32, 32, 64},
-                                     {128, 34, 128}};
+            : std::vector<ConvShape>{
+                  {8, 16, 8}, {16, 32, 32}, {32, 32, 64}, {128, 34, 128}};
   for (ConvShape s : convShapes) {
     int64_t oh = s.h - 2;
     std::string in = llvm::formatv("memref<1x{0}x{1}x{1}xf32>", s.c, s.h).str();

@@ -15,8 +15,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::hwagent;
@@ -45,7 +47,42 @@ static void round(OpBuilder &b, Value value, Type half,
   value.replaceAllUsesExcept(widen, narrow.getOperation());
 }
 
+/// Rounds what an all-parallel linalg.generic stores through f16 inside its
+/// payload (one pass over the data instead of three); false when `op` is
+/// not such an op. Reductions are left to the tensor-level rounding: their
+/// payload yields partial sums, which the ANE accumulates wide.
+static bool roundInPayload(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  if (!llvm::any_of(generic->getResultTypes(),
+                    [](Type t) { return static_cast<bool>(halfOf(t)); }))
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  OpBuilder b(yield);
+  for (auto [index, result] : llvm::enumerate(generic->getResults())) {
+    if (!halfOf(result.getType()))
+      continue;
+    Value value = yield.getOperand(index);
+    Location loc = yield.getLoc();
+    auto narrow = arith::TruncFOp::create(b, loc, b.getF16Type(), value);
+    auto widen =
+        arith::ExtFOp::create(b, loc, b.getF32Type(), narrow.getResult());
+    yield->setOperand(index, widen);
+  }
+  return true;
+}
+
 void hwagent::storeInHalf(func::FuncOp fn) {
+  // Elementwise ops on tensors become linalg.generic first (as
+  // hwagent-lower-to-llvm would make them), so that their rounding goes
+  // into their payload.
+  {
+    RewritePatternSet patterns(fn.getContext());
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+    (void)applyPatternsGreedily(fn, std::move(patterns));
+  }
   llvm::SmallPtrSet<Operation *, 32> inserted;
   Block &entry = fn.getBody().front();
   OpBuilder b(&entry, entry.begin());
@@ -70,6 +107,8 @@ void hwagent::storeInHalf(func::FuncOp fn) {
     ops.push_back(op);
   });
   for (Operation *op : ops) {
+    if (roundInPayload(op))
+      continue;
     b.setInsertionPointAfter(op);
     for (Value result : op->getResults())
       if (Type half = halfOf(result.getType()))

@@ -71,8 +71,7 @@ bool linearize(AffineExpr expr, int64_t scale, Linear &out) {
 bool isMultiplyAccumulate(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   if (body->getNumArguments() != 3 ||
-      !llvm::all_of(body->getArgumentTypes(),
-                    [](Type t) { return t.isF32(); }))
+      !llvm::all_of(body->getArgumentTypes(), [](Type t) { return t.isF32(); }))
     return false;
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
   if (!yield || yield.getNumOperands() != 1 ||
@@ -147,8 +146,8 @@ std::optional<SmallVector<int64_t>> specOf(linalg::LinalgOp op,
   uint64_t flops = llvm::SaturatingMultiply(points, uint64_t{2});
   auto lo = static_cast<uint64_t>(std::max<int64_t>(minDim, 0));
   uint64_t limit = std::numeric_limits<int32_t>::max();
-  if (flops < static_cast<uint64_t>(std::max<int64_t>(minFlops, 0)) ||
-      m < lo || n < lo || k < lo || std::max({m, n, k}) > limit)
+  if (flops < static_cast<uint64_t>(std::max<int64_t>(minFlops, 0)) || m < lo ||
+      n < lo || k < lo || std::max({m, n, k}) > limit)
     return std::nullopt;
   return spec;
 }
@@ -191,26 +190,25 @@ struct LinalgToKernelsPass
     for (auto &[op, spec] : work) {
       memref::GlobalOp &global = globals[spec];
       if (!global) {
-        auto type =
-            MemRefType::get({static_cast<int64_t>(spec.size())}, b.getI64Type());
+        auto type = MemRefType::get({static_cast<int64_t>(spec.size())},
+                                    b.getI64Type());
         auto value = DenseIntElementsAttr::get(
             RankedTensorType::get(type.getShape(), b.getI64Type()),
             ArrayRef<int64_t>(spec));
         b.setInsertionPointToStart(module.getBody());
         global = memref::GlobalOp::create(
-            b, loc, "__hwagent_contract_spec", b.getStringAttr("private"),
-            type, value, /*constant=*/true, /*alignment=*/nullptr);
+            b, loc, "__hwagent_contract_spec", b.getStringAttr("private"), type,
+            value, /*constant=*/true, /*alignment=*/nullptr);
         symbols.insert(global); // Renames it uniquely.
       }
       b.setInsertionPoint(op);
       Location at = op.getLoc();
-      Value specValue = memref::GetGlobalOp::create(
-          b, at, global.getType(), global.getSymName());
+      Value specValue = memref::GetGlobalOp::create(b, at, global.getType(),
+                                                    global.getSymName());
       SmallVector<Value> args = {
           memref::CastOp::create(b, at, specType, specValue)};
       for (OpOperand &operand : op->getOpOperands())
-        args.push_back(
-            memref::CastOp::create(b, at, unranked, operand.get()));
+        args.push_back(memref::CastOp::create(b, at, unranked, operand.get()));
       func::CallOp::create(b, at, kernel, args);
       op->erase();
       ++numKernelCalls;

@@ -22,16 +22,17 @@
 using namespace mlir;
 
 std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops) {
-  std::string kernels =
-      kernelMinFlops < 0
-          ? std::string()
-          : "hwagent-linalg-to-kernels{min-flops=" +
-                std::to_string(kernelMinFlops) + "}, ";
+  std::string kernels = kernelMinFlops < 0
+                            ? std::string()
+                            : "hwagent-linalg-to-kernels{min-flops=" +
+                                  std::to_string(kernelMinFlops) + "}, ";
   return kernels +
          "hwagent-expand-strided-copies, "
-         "func.func(convert-linalg-to-loops), expand-strided-metadata, "
+         "func.func(convert-linalg-to-loops, hwagent-split-long-blocks), "
+         "expand-strided-metadata, "
          "lower-affine, convert-scf-to-cf, convert-vector-to-llvm, "
-         "finalize-memref-to-llvm{use-generic-functions}, convert-math-to-llvm, "
+         "finalize-memref-to-llvm{use-generic-functions}, "
+         "convert-math-to-llvm, "
          "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
          "convert-index-to-llvm, reconcile-unrealized-casts";
 }
@@ -40,7 +41,7 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
   std::string pipeline =
       "func.func(convert-elementwise-to-linalg, tosa-to-linalg-named, "
-      "tosa-to-linalg, tosa-to-arith, tosa-to-tensor), "
+      "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, hwagent-fresh-outputs), "
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map "
       "allow-return-allocs-from-loops}, "
@@ -58,6 +59,8 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerSCFToControlFlowPass();
   registerConvertVectorToLLVMPass();
   registerLinalgToKernels();
+  registerFreshOutputs();
+  registerSplitLongBlocks();
   registerExpandStridedCopies();
   memref::registerExpandStridedMetadataPass();
   registerFinalizeMemRefToLLVMConversionPass();

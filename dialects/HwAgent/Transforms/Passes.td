@@ -247,4 +247,38 @@ def ExpandStridedCopies : Pass<"hwagent-expand-strided-copies", "::mlir::ModuleO
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FreshOutputs : Pass<"hwagent-fresh-outputs", "::mlir::func::FuncOp"> {
+  let summary = "Give linalg ops that overwrite their output a tensor.empty init";
+  let description = [{
+    convert-elementwise-to-linalg uses an op's first operand as the init of
+    the linalg.generic it creates, so every op of a chain offers to write
+    into a value that later ops may still read. One-shot bufferization then
+    checks each such offer against every other use of the values aliasing
+    it, which grows with the square of the chain (a 1000-op chain: 50 s).
+    When the payload never reads the output's block argument and every loop
+    is parallel, the init's contents are dead: this pass replaces it by a
+    `tensor.empty` of the same shape, and bufferization allocates the
+    result (from the runtime's caching allocator, so no cost per step)
+    without any conflict to analyse.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def SplitLongBlocks : Pass<"hwagent-split-long-blocks", "::mlir::func::FuncOp"> {
+  let summary = "Cut long straight-line blocks into chains of short ones";
+  let description = [{
+    convert-scf-to-cf splits the enclosing block at every loop it lowers,
+    which moves every op after the loop into a new block: on a function
+    body of N top-level loops that is O(N^2) work. This pass cuts each block
+    of the function body into blocks of at most `max-ops` ops joined by
+    `cf.br` (values keep dominating their uses), after which the lowering
+    is linear. Nested regions are left alone.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "64",
+           "Most ops per block after the split">,
+  ];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

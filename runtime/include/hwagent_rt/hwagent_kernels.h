@@ -48,11 +48,9 @@ typedef struct {
 } hwagent_unranked_memref_t;
 
 /** C += A * B as `spec` describes it (f32 operands). */
-HWAGENT_RT_API void
-_mlir_ciface_hwagent_contract_f32(const hwagent_memref_i64_1d_t *spec,
-                                  const hwagent_unranked_memref_t *a,
-                                  const hwagent_unranked_memref_t *b,
-                                  const hwagent_unranked_memref_t *c);
+HWAGENT_RT_API void _mlir_ciface_hwagent_contract_f32(
+    const hwagent_memref_i64_1d_t *spec, const hwagent_unranked_memref_t *a,
+    const hwagent_unranked_memref_t *b, const hwagent_unranked_memref_t *c);
 
 /** Threads the kernels may use (0 = every online CPU); the session sets it
  *  from hwagent_options_t::cpu_threads. Returns the count now in force. */
