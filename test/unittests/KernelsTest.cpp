@@ -204,3 +204,39 @@ TEST(Kernels, ThreadCountIsKept) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Buffers, FreedBuffersAreReusedAndCounted) {
+  hwagent_buffer_release_cache();
+  hwagent_buffer_stats_t before;
+  hwagent_buffer_stats(&before);
+  hwagent_buffer_reset_peak();
+  void *a = _mlir_memref_to_llvm_alloc(1000);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(256, 100);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % 256, 0u);
+  hwagent_buffer_stats_t during;
+  hwagent_buffer_stats(&during);
+  // 1000 rounds to 1024; the over-aligned one to 256.
+  EXPECT_EQ(during.live_bytes - before.live_bytes, 1024 + 256);
+  EXPECT_GE(during.peak_bytes, during.live_bytes);
+  _mlir_memref_to_llvm_free(a);
+  _mlir_memref_to_llvm_free(b);
+  hwagent_buffer_stats_t after;
+  hwagent_buffer_stats(&after);
+  EXPECT_EQ(after.live_bytes, before.live_bytes);
+  EXPECT_EQ(after.cached_bytes - before.cached_bytes, 1024);
+  // The next allocation of the same rounded size gets the same buffer back.
+  void *again = _mlir_memref_to_llvm_alloc(1024);
+  EXPECT_EQ(again, a);
+  hwagent_buffer_free(again);
+  hwagent_buffer_release_cache();
+  hwagent_buffer_stats(&after);
+  EXPECT_EQ(after.cached_bytes, 0);
+  _mlir_memref_to_llvm_free(nullptr); // A no-op.
+}
+
+} // namespace
