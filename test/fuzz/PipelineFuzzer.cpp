@@ -52,19 +52,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return success();
   });
   std::string text(reinterpret_cast<const char *>(data), size);
-  // Upstream MLIR 22's linalg.transpose parser crashes (a null attribute in
-  // NamedAttrList::set) on any malformed `permutation = [...]`; mlir-opt
-  // crashes the same way. Such inputs never reach hwagent's code: skip them.
-  static const std::regex permutation(R"(permutation\s*=\s*\[)");
+  // Upstream MLIR 22's linalg parsers for `permutation = [...]` (transpose)
+  // and `dimensions = [...]` (broadcast, reduce) crash on anything but a
+  // well-formed integer list (a null attribute reaches NamedAttrList::set);
+  // mlir-opt crashes the same way. Such inputs never reach hwagent's code:
+  // skip them.
+  static const std::regex keyword(R"((permutation|dimensions)\s*=)");
   static const std::regex wellFormed(
-      R"(permutation\s*=\s*\[\s*[0-9]+(\s*,\s*[0-9]+)*\s*\])");
-  size_t opened =
-      std::distance(std::sregex_iterator(text.begin(), text.end(), permutation),
-                    std::sregex_iterator());
-  size_t good =
-      std::distance(std::sregex_iterator(text.begin(), text.end(), wellFormed),
-                    std::sregex_iterator());
-  if (opened != good)
+      R"((permutation|dimensions)\s*=\s*\[\s*[0-9]*(\s*,\s*[0-9]+)*\s*\])");
+  auto count = [&](const std::regex &re) {
+    return std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                         std::sregex_iterator());
+  };
+  if (count(keyword) != count(wellFormed))
     return 0;
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   if (!module)
