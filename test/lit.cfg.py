@@ -8,7 +8,7 @@ config.name = "HWAGENT"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_trace.py", "install",
-                   "unittests", "Inputs"]
+                   "unittests", "Inputs", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.hwagent_obj_root, "test")
 
