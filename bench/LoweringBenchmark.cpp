@@ -30,22 +30,9 @@ using namespace mlir;
 
 namespace {
 
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    hwagent::registerAllPasses();
-    DialectRegistry registry;
-    hwagent::registerAllDialects(registry);
-    auto *ctx = new MLIRContext(registry);
-    ctx->loadAllAvailableDialects();
-    ctx->disableMultithreading();
-    return ctx;
-  }();
-  return *context;
-}
-
 void lowerChain(benchmark::State &state) {
   int numOps = static_cast<int>(state.range(0));
-  MLIRContext &context = getContext();
+  MLIRContext &context = hwagent::bench::getBenchContext();
   OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
       hwagent::bench::makeElementwiseChain(numOps), &context);
   if (!source) {

@@ -29,21 +29,9 @@ using namespace mlir;
 
 namespace {
 
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    DialectRegistry registry;
-    hwagent::registerAllDialects(registry);
-    auto *ctx = new MLIRContext(registry);
-    ctx->loadAllAvailableDialects();
-    ctx->disableMultithreading();
-    return ctx;
-  }();
-  return *context;
-}
-
 void formRegionsAndProfile(benchmark::State &state) {
   int numOps = static_cast<int>(state.range(0));
-  MLIRContext &context = getContext();
+  MLIRContext &context = hwagent::bench::getBenchContext();
   OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
       hwagent::bench::makeSyntheticGraph(numOps), &context);
   if (!source) {

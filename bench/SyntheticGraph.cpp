@@ -2,6 +2,10 @@
 
 #include "SyntheticGraph.h"
 
+#include "HwAgent/Tools/InitAll.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
 #include <string>
 
 std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
@@ -102,4 +106,17 @@ std::string mlir::hwagent::bench::makeElementwiseChain(int numOps) {
          "  return %loss, %w2 : tensor<f32>, " +
          t + "\n}\n";
   return out;
+}
+
+mlir::MLIRContext &mlir::hwagent::bench::getBenchContext() {
+  static MLIRContext *context = [] {
+    registerAllPasses();
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    auto *ctx = new MLIRContext(registry);
+    ctx->loadAllAvailableDialects();
+    ctx->disableMultithreading();
+    return ctx;
+  }();
+  return *context;
 }

@@ -5,6 +5,10 @@
 
 #include <string>
 
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
 namespace mlir::hwagent::bench {
 
 /// MLIR text of one function with about `numOps` linalg/arith ops shaped like
@@ -18,6 +22,11 @@ std::string makeSyntheticGraph(int numOps);
 /// also reading one of the two arguments (so every value of the chain is
 /// read by later ops too), reduced to a scalar loss. Deterministic.
 std::string makeElementwiseChain(int numOps);
+
+/// One context for a benchmark program: hwagent's dialects loaded, its
+/// passes and pipelines registered, multithreading off (the figures are
+/// single-threaded).
+MLIRContext &getBenchContext();
 
 } // namespace mlir::hwagent::bench
 

@@ -61,7 +61,7 @@ static cl::opt<int64_t> kernelMinFlops(
     "kernel-min-flops",
     cl::desc("Contractions of at least this many FLOPs run in the packed "
              "SGEMM kernel (-1 = none: every op as compiled loops)"),
-    cl::init(65536), cl::cat(runCategory));
+    cl::init(mlir::hwagent::kDefaultKernelMinFlops), cl::cat(runCategory));
 static cl::opt<bool> kernelStats(
     "kernel-stats",
     cl::desc("List every contraction kernel call site with its measured "

@@ -25,6 +25,10 @@ namespace mlir::hwagent {
 /// option and the pipeline's.
 llvm::cl::ValuesClass strategyValues();
 
+/// The default of hwagent-linalg-to-kernels' min-flops (and of
+/// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).
+constexpr int64_t kDefaultKernelMinFlops = 65536;
+
 #define GEN_PASS_DECL
 #include "HwAgent/Transforms/Passes.h.inc"
 
@@ -34,9 +38,6 @@ llvm::cl::ValuesClass strategyValues();
 /// Registers `partition-backends`: form-regions, profile, estimate-costs,
 /// assign-backends and insert-transfers with their shared options.
 void registerPartitionBackendsPipeline();
-
-/// The default of hwagent-linalg-to-kernels' min-flops.
-constexpr int64_t kDefaultKernelMinFlops = 65536;
 
 struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   PassOptions::Option<int64_t> kernelMinFlops{

@@ -221,7 +221,8 @@ def LinalgToKernels : Pass<"hwagent-linalg-to-kernels", "::mlir::ModuleOp"> {
     rest lowers to loops.
   }];
   let options = [
-    Option<"minFlops", "min-flops", "int64_t", "65536",
+    Option<"minFlops", "min-flops", "int64_t",
+           "::mlir::hwagent::kDefaultKernelMinFlops",
            "Smallest contraction (2 x loop points) sent to the kernel">,
     Option<"minDim", "min-dim", "int64_t", "4",
            "Smallest M, N and K sent to the kernel">,

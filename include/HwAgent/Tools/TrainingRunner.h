@@ -20,6 +20,7 @@
 #ifndef HWAGENT_TOOLS_TRAININGRUNNER_H
 #define HWAGENT_TOOLS_TRAININGRUNNER_H
 
+#include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,7 +46,7 @@ struct RunnerOptions {
   /// Extra partition-backends options ("backends=cpu,ane ...").
   std::string partitionOptions;
   /// hwagent-lower-to-llvm's kernel-min-flops (-1: no kernel calls).
-  int64_t kernelMinFlops = 65536;
+  int64_t kernelMinFlops = kDefaultKernelMinFlops;
   uint64_t seed = 1;
   float inputScale = 1.0f;
   /// Argument index updated by each result after the loss (empty: from
