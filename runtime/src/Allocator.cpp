@@ -5,8 +5,8 @@
 // kept by size and handed to the next allocation of that size. A training
 // step allocates the same buffers every time, so from the second step on no
 // buffer comes from the system and no page is touched for the first time;
-// this is what "buffers reused across steps" means here (PyTorch's caching
-// allocators work the same way). Sizes are rounded up to 64 bytes, buffers
+// this is what "buffers reused across steps" means here (the idea of
+// PyTorch's CUDA caching allocator). Sizes are rounded up to 64 bytes, buffers
 // aligned to 64 (a cache line, an AVX-512 vector).
 //
 //===----------------------------------------------------------------------===//
