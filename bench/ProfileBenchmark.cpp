@@ -1,8 +1,11 @@
-//===- ProfileBenchmark.cpp - form-regions + profile at scale -------------===//
+//===- ProfileBenchmark.cpp - the partitioner at scale --------------------===//
 //
-// Times `hwagent-form-regions` followed by `hwagent-profile` on synthetic
-// functions of 1k to 100k ops (parsing excluded), and reports the fitted
-// complexity. Target (issue 3): <= 2 s at 100k ops, linear growth.
+// Times `hwagent-form-regions` followed by `hwagent-profile`, and the whole
+// `partition-backends` pipeline (form, profile, estimate, assign, insert
+// transfers), on synthetic functions of 1k to 100k ops (parsing and printing
+// excluded), and reports the fitted complexity. Targets: form + profile
+// <= 2 s at 100k ops (issue 3), the whole pipeline < 2 s at 100k ops
+// (issue 12), both growing linearly.
 //
 //   build/bin/hwagent-bench-profile
 //   build/bin/hwagent-bench-profile --emit=100000 > big.mlir   # the input
@@ -19,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include <benchmark/benchmark.h>
 
@@ -64,9 +68,57 @@ void formRegionsAndProfile(benchmark::State &state) {
   state.SetComplexityN(numOps);
 }
 
+/// `hwagent-opt --partition-backends` without the parser and the printer:
+/// the pipeline is built from its registered textual form, as the tool does.
+void partitionBackends(benchmark::State &state) {
+  int numOps = static_cast<int>(state.range(0));
+  MLIRContext &context = hwagent::bench::getBenchContext();
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      hwagent::bench::makeSyntheticGraph(numOps), &context);
+  if (!source) {
+    state.SkipWithError("synthetic graph did not parse");
+    return;
+  }
+  int64_t assigned = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    OwningOpRef<ModuleOp> module = source->clone();
+    PassManager pm(&context);
+    pm.enableVerifier(false);
+    if (failed(parsePassPipeline("partition-backends", pm))) {
+      state.SkipWithError("partition-backends is not registered");
+      return;
+    }
+    state.ResumeTiming();
+    if (failed(pm.run(*module))) {
+      state.SkipWithError("pipeline failed");
+      return;
+    }
+    state.PauseTiming();
+    assigned = 0;
+    module->walk([&](hwagent::RegionOp region) {
+      if (region.getBackendAttr())
+        ++assigned;
+    });
+    module = nullptr;
+    state.ResumeTiming();
+  }
+  state.counters["assigned"] = static_cast<double>(assigned);
+  state.counters["ops_per_s"] =
+      benchmark::Counter(static_cast<double>(numOps),
+                         benchmark::Counter::kIsIterationInvariantRate);
+  state.SetComplexityN(numOps);
+}
+
 } // namespace
 
 BENCHMARK(formRegionsAndProfile)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
+
+BENCHMARK(partitionBackends)
     ->RangeMultiplier(10)
     ->Range(1000, 100000)
     ->Unit(benchmark::kMillisecond)

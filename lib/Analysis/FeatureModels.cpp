@@ -107,16 +107,38 @@ static bool hasMultiply(Region &payload) {
 // linalg
 //===----------------------------------------------------------------------===//
 
+/// Inputs of a structured op. linalg.generic answers from its properties;
+/// DestinationStyleOpInterface's accessors build the operand-segment
+/// attribute on every call, which costs more than the classification.
+static unsigned countInputs(linalg::LinalgOp op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return generic.getInputs().size();
+  return op.getNumDpsInputs();
+}
+
 static OpKind classifyLinalg(linalg::LinalgOp op) {
   Region &payload = op->getRegion(0);
   if (isa<linalg::FillOp, linalg::CopyOp, linalg::TransposeOp,
           linalg::BroadcastOp>(op.getOperation()))
     return OpKind::data_movement;
-  if (linalg::isaContractionOpInterface(op))
+  // Named contractions are contractions whatever their maps (the quantized
+  // ones read zero points as two more inputs).
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::BatchReduceMatmulOp,
+          linalg::MatvecOp, linalg::VecmatOp, linalg::BatchMatvecOp,
+          linalg::DotOp, linalg::ContractOp, linalg::QuantizedMatmulOp,
+          linalg::QuantizedBatchMatmulOp>(op.getOperation()))
     return OpKind::matmul;
-  if (FailureOr<linalg::ConvolutionDimensions> dims =
-          linalg::inferConvolutionDims(op);
-      succeeded(dims) && op.getNumDpsInputs() == 2) {
+  // Contractions and convolutions (pooling included) reduce over at least
+  // one loop and read two operands; checking that first keeps the costly
+  // map analyses below off the elementwise ops that make up most graphs.
+  bool reduces = op.getNumReductionLoops() > 0;
+  bool twoInputs = reduces && countInputs(op) == 2;
+  if (reduces && twoInputs && linalg::isaContractionOpInterface(op))
+    return OpKind::matmul;
+  FailureOr<linalg::ConvolutionDimensions> dims = failure();
+  if (reduces && twoInputs)
+    dims = linalg::inferConvolutionDims(op);
+  if (succeeded(dims)) {
     if (!hasMultiply(payload))
       return OpKind::pooling;
     if (dims->inputChannel.empty() && !dims->depth.empty())
@@ -126,9 +148,40 @@ static OpKind classifyLinalg(linalg::LinalgOp op) {
   bool arithmetic = countPayloadFlops(payload) > 0;
   if (hasSquareRoot(payload))
     return OpKind::normalization;
-  if (op.getNumReductionLoops() > 0)
+  if (reduces)
     return OpKind::reduction;
   return arithmetic ? OpKind::elementwise : OpKind::data_movement;
+}
+
+/// LinalgOp::getStaticLoopRanges read off the indexing maps directly: each
+/// loop takes the size of the first operand dimension it indexes bare (which
+/// is what inverting the concatenated maps picks). Loops only reached through
+/// compound expressions (convolution windows) take the general path, which
+/// composes affine maps in the context.
+static SmallVector<int64_t> staticLoopRanges(linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> ranges(numLoops, ShapedType::kDynamic);
+  SmallVector<bool> known(numLoops, false);
+  unsigned numKnown = 0;
+  for (auto [operand, map] :
+       llvm::zip(op->getOperands(), op.getIndexingMapsArray())) {
+    ArrayRef<int64_t> shape;
+    if (auto shaped = dyn_cast<ShapedType>(operand.getType());
+        shaped && shaped.hasRank())
+      shape = shaped.getShape();
+    if (shape.size() != map.getNumResults())
+      continue;
+    for (auto [dim, expr] : llvm::enumerate(map.getResults()))
+      if (auto loop = dyn_cast<AffineDimExpr>(expr);
+          loop && loop.getPosition() < numLoops && !known[loop.getPosition()]) {
+        known[loop.getPosition()] = true;
+        ranges[loop.getPosition()] = shape[dim];
+        ++numKnown;
+      }
+  }
+  if (numKnown != numLoops)
+    return op.getStaticLoopRanges();
+  return ranges;
 }
 
 namespace {
@@ -145,7 +198,7 @@ struct LinalgStructuredModel
     if (perPoint == 0)
       return 0;
     int64_t points = 1;
-    for (int64_t range : linalgOp.getStaticLoopRanges())
+    for (int64_t range : staticLoopRanges(linalgOp))
       points = saturatingMul(points, ShapedType::isDynamic(range) ? 1 : range);
     return saturatingMul(points, perPoint);
   }

@@ -528,11 +528,23 @@ static bool isScalarLike(Type type) {
   return shaped && shaped.hasStaticShape() && shaped.getNumElements() <= 1;
 }
 
-PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
+/// The phase a function declares (attribute) or is named after.
+static Phase declaredPhase(FunctionOpInterface function) {
   if (std::optional<Phase> phase = explicitPhase(function))
-    functionPhase = *phase;
-  else if (std::optional<Phase> named = phaseFromName(function.getName()))
-    functionPhase = *named;
+    return *phase;
+  if (std::optional<Phase> named = phaseFromName(function.getName()))
+    return *named;
+  return Phase::unknown;
+}
+
+bool PhaseAnalysis::isTrainingStep(FunctionOpInterface function) {
+  return declaredPhase(function) == Phase::unknown &&
+         function.getNumResults() >= 2 &&
+         isScalarLike(function.getResultTypes()[0]);
+}
+
+PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
+  functionPhase = declaredPhase(function);
 
   // Atomic ops: the function's ops with region bodies flattened.
   SmallVector<Operation *> atomic;
@@ -554,9 +566,7 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
   // Data flow of the training-step convention: result 0 is the loss (a
   // scalar) and further results are updated parameters or gradients.
   llvm::DenseSet<Operation *> forward, optimizer, reachesResult;
-  trainingStep = functionPhase == Phase::unknown &&
-                 function.getNumResults() >= 2 &&
-                 isScalarLike(function.getResultTypes()[0]);
+  trainingStep = isTrainingStep(function);
   if (trainingStep) {
     auto backwardSlice = [&](ArrayRef<Value> roots,
                              llvm::DenseSet<Operation *> &slice) {
@@ -657,7 +667,7 @@ bool hwagent::weightsChangeEveryStep(FunctionOpInterface function,
     if (Operation *module = function->getParentOp();
         module && dialect->getWeightsAsInputsAttrHelper().isAttrPresent(module))
       return true;
-  return training && PhaseAnalysis(function).isTrainingStep();
+  return training && PhaseAnalysis::isTrainingStep(function);
 }
 
 llvm::SmallPtrSet<Value, 8>

@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 
 using namespace hwcore;
@@ -549,11 +550,25 @@ std::vector<unsigned> preferLabels(const StepGraph &graph,
 }
 
 /// A move the refinement may try: regions to a label, with the step-time
-/// change estimated locally.
+/// change estimated locally. The regions are a program's (`program` >= 0) or
+/// the run [first, first + length); no move owns a list, since a large graph
+/// has hundreds of thousands of candidates of which a few dozen are priced.
 struct Move {
-  std::vector<unsigned> regions;
+  int program;
+  unsigned first, length;
   unsigned label;
   double estimate;
+
+  template <typename Fn>
+  void forEachRegion(const StepPlan &plan, Fn fn) const {
+    if (program >= 0) {
+      for (unsigned v : plan.programs[program].regions)
+        fn(v);
+      return;
+    }
+    for (unsigned v = first; v < first + length; ++v)
+      fn(v);
+  }
 };
 
 /// A region's time inside a program on `label` (telemetry applied).
@@ -617,7 +632,7 @@ candidateMoves(const StepGraph &graph, const StepPlan &plan,
         if (other >= 0 && labelOf(other) == c)
           estimate -= graph.backends[c].launch * graph.telemetryFactor[c];
       }
-      moves.push_back({program.regions, c, estimate});
+      moves.push_back({int(p), 0, 0, c, estimate});
     }
   }
   // Single regions: those on a boundary (every region of a small graph).
@@ -640,7 +655,7 @@ candidateMoves(const StepGraph &graph, const StepPlan &plan,
         estimate += graph.backends[c].launch * graph.telemetryFactor[c];
       if (program.regions.size() == 1)
         estimate -= program.cost.seconds - inside(graph, v, l);
-      moves.push_back({{v}, c, estimate});
+      moves.push_back({-1, v, 1, c, estimate});
     }
   }
   // Runs of consecutive regions (layers of a network are consecutive in
@@ -661,16 +676,37 @@ candidateMoves(const StepGraph &graph, const StepPlan &plan,
         }
         if (!legal || !changes)
           continue;
-        std::vector<unsigned> run(length);
-        std::iota(run.begin(), run.end(), first);
-        moves.push_back({std::move(run), c, estimate});
+        moves.push_back({-1, first, length, c, estimate});
       }
   }
-  std::sort(moves.begin(), moves.end(), [](const Move &a, const Move &b) {
-    return a.estimate < b.estimate;
-  });
   return moves;
 }
+
+/// Orders moves as a min-heap on the estimate: the refinement takes them
+/// best first and stops after a few dozen, so sorting all of them (seven
+/// run lengths per region and label) would be most of its time.
+struct MoveQueue {
+  explicit MoveQueue(std::vector<Move> moves) : moves(std::move(moves)) {
+    std::make_heap(this->moves.begin(), this->moves.end(), worse);
+  }
+  bool empty() const { return moves.empty(); }
+  Move pop() {
+    std::pop_heap(moves.begin(), moves.end(), worse);
+    Move move = moves.back();
+    moves.pop_back();
+    return move;
+  }
+
+private:
+  static bool worse(const Move &a, const Move &b) {
+    if (a.estimate != b.estimate)
+      return a.estimate > b.estimate;
+    // Ties in a fixed order, whatever the heap's layout.
+    return std::tie(a.program, a.first, a.length, a.label) >
+           std::tie(b.program, b.first, b.length, b.label);
+  }
+  std::vector<Move> moves;
+};
 
 /// Improves `plan` by moving programs and boundary regions to other
 /// labels: candidates ranked by their local estimate, each priced exactly,
@@ -689,22 +725,23 @@ unsigned refine(const StepGraph &graph, Evaluator &evaluator, StepPlan &plan,
   // worse are still priced, since merges and splits reach further.
   constexpr unsigned kHopefulExtra = 64;
   while (evaluator.evaluations < budget) {
-    std::vector<Move> candidates = candidateMoves(graph, plan, neighbours);
+    MoveQueue candidates(candidateMoves(graph, plan, neighbours));
     std::vector<unsigned> labels = plan.labels;
     double best = plan.total;
     bool improved = false;
     unsigned extra = 0;
-    for (const Move &move : candidates) {
+    while (!candidates.empty()) {
+      Move move = candidates.pop();
       if (evaluator.evaluations >= budget)
         break;
       if (move.estimate >= 0 && ++extra > kHopefulExtra)
         break;
       std::vector<unsigned> trial = labels;
       bool changed = false;
-      for (unsigned v : move.regions) {
+      move.forEachRegion(plan, [&](unsigned v) {
         changed |= trial[v] != move.label;
         trial[v] = move.label;
-      }
+      });
       if (!changed)
         continue;
       double total = evaluator.total(trial);

@@ -63,7 +63,7 @@ public:
   LogicalResult materialize(int64_t &nextId, RegionFormationStats &stats);
 
 private:
-  Role classify(Operation *op);
+  Role classify(Operation *op, const OpWork &work, bool effectFree);
   unsigned find(unsigned node);
   /// Merges the clusters of `a` and `b` when that keeps every cluster convex
   /// and respects the options; returns whether it did.
@@ -80,7 +80,6 @@ private:
   SmallVector<Operation *> nodes;
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   SmallVector<Role> roles;
-  SmallVector<OpKind> kinds;
   SmallVector<bool> movesDataOnly;
   SmallVector<SmallVector<unsigned, 4>> succs, dataPreds, dataSuccs;
 
@@ -101,11 +100,11 @@ private:
 };
 } // namespace
 
-Role BlockClustering::classify(Operation *op) {
+Role BlockClustering::classify(Operation *op, const OpWork &work,
+                               bool effectFree) {
   if (!op->isRegistered() || isa<CallOpInterface, RegionOp>(op) ||
-      !isMemoryEffectFree(op))
+      !effectFree)
     return Role::Standalone;
-  OpWork work = profiler.getOpWork(op);
   if (work.opaque)
     return Role::Standalone;
   switch (work.kind) {
@@ -158,11 +157,12 @@ void BlockClustering::buildGraph() {
   dataPreds.resize(n);
   dataSuccs.resize(n);
   roles.reserve(n);
-  kinds.reserve(n);
+  SmallVector<bool> effectFree;
+  effectFree.reserve(n);
   for (Operation *op : nodes) {
-    roles.push_back(classify(op));
     OpWork work = profiler.getOpWork(op);
-    kinds.push_back(work.kind);
+    effectFree.push_back(isMemoryEffectFree(op));
+    roles.push_back(classify(op, work, effectFree.back()));
     movesDataOnly.push_back(!work.opaque && work.flops == 0 &&
                             (work.kind == OpKind::data_movement ||
                              work.kind == OpKind::elementwise));
@@ -196,7 +196,7 @@ void BlockClustering::buildGraph() {
       dataSuccs[p].push_back(u);
       succs[p].push_back(u);
     }
-    if (!isMemoryEffectFree(nodes[u])) {
+    if (!effectFree[u]) {
       if (lastEffectful && !llvm::is_contained(preds, *lastEffectful))
         succs[*lastEffectful].push_back(u);
       lastEffectful = u;

@@ -63,6 +63,9 @@ public:
   /// further results (updated parameters or gradients), so its weights
   /// change every step. A forward pass keeps them.
   bool isTrainingStep() const { return trainingStep; }
+  /// The same without analyzing the body: it depends on the signature and
+  /// the declared phase only.
+  static bool isTrainingStep(FunctionOpInterface function);
 
 private:
   bool trainingStep = false;
