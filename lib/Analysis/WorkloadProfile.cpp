@@ -275,16 +275,36 @@ public:
     noteValue(inner);
   }
 
-  void addOp(Operation *op) {
+  /// How an op enters the sums: not at all (terminators, cloned leaves), as
+  /// data read (a tensor constant used in place), or with its work.
+  enum class Contribution { none, data, work };
+  static Contribution contributionOf(Operation *op) {
     if (op->hasTrait<OpTrait::IsTerminator>() || isCloneableLeaf(op))
+      return Contribution::none;
+    if (op->hasTrait<OpTrait::ConstantLike>())
+      return Contribution::data;
+    return Contribution::work;
+  }
+
+  void addOp(Operation *op) {
+    switch (contributionOf(op)) {
+    case Contribution::none:
       return;
-    if (op->hasTrait<OpTrait::ConstantLike>()) {
-      // A tensor constant used in place is data the region reads.
-      for (Value result : op->getResults())
-        addBoundaryInput(result);
+    case Contribution::data:
+      addData(op);
+      return;
+    case Contribution::work:
+      addWork(op, profiler.getOpWork(op));
       return;
     }
-    OpWork work = profiler.getOpWork(op);
+  }
+
+  void addData(Operation *op) {
+    for (Value result : op->getResults())
+      addBoundaryInput(result);
+  }
+
+  void addWork(Operation *op, const OpWork &work) {
     flops = saturatingAdd(flops, work.flops);
     for (auto [index, count] : llvm::enumerate(work.histogram))
       histogram[index] += count;
@@ -382,6 +402,58 @@ FeaturesAttr WorkloadProfiler::computeFeatures(RegionOp region,
   for (Operation &op : region.getBodyBlock())
     acc.addOp(&op);
   return acc.build(region.getContext());
+}
+
+FeaturesAttr WorkloadProfiler::profileFunction(
+    FunctionOpInterface function, const PhaseAnalysis *phases,
+    function_ref<void(RegionOp, FeaturesAttr)> setRegionFeatures,
+    function_ref<void(Operation *, const OpWork &)> onOp) {
+  // The same sums as computeFeatures(function) and computeFeatures(region),
+  // in the same order, with one getOpWork per op for both.
+  using Contribution = FeatureAccumulator::Contribution;
+  FeatureAccumulator total(*this, phases);
+  for (BlockArgument arg : function.getArguments())
+    total.addBoundaryInput(arg);
+  for (Block &block : function.getFunctionBody()) {
+    Operation *terminator =
+        block.mightHaveTerminator() ? block.getTerminator() : nullptr;
+    if (terminator && terminator->hasTrait<OpTrait::ReturnLike>())
+      for (Value value : terminator->getOperands())
+        total.addBoundaryOutput(value);
+    for (Operation &op : block) {
+      auto region = dyn_cast<RegionOp>(op);
+      if (!region) {
+        total.addOp(&op);
+        continue;
+      }
+      FeatureAccumulator own(*this, phases);
+      for (BlockArgument arg : region.getBodyBlock().getArguments())
+        own.addBoundaryInput(arg);
+      if (YieldOp yield = region.getYield())
+        for (Value value : yield.getValues())
+          own.addBoundaryOutput(value);
+      for (Operation &inner : region.getBodyBlock()) {
+        switch (FeatureAccumulator::contributionOf(&inner)) {
+        case Contribution::none:
+          break;
+        case Contribution::data:
+          own.addData(&inner);
+          total.addData(&inner);
+          break;
+        case Contribution::work: {
+          OpWork work = getOpWork(&inner);
+          if (onOp)
+            onOp(&inner, work);
+          own.addWork(&inner, work);
+          total.addWork(&inner, work);
+          break;
+        }
+        }
+      }
+      setRegionFeatures(region, own.build(region.getContext()));
+    }
+  }
+  return total.build(function->getContext());
 }
 
 FeaturesAttr WorkloadProfiler::computeFeatures(FunctionOpInterface function,

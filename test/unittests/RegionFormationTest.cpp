@@ -102,8 +102,9 @@ protected:
           ++work;
           standalone |= !op.isRegistered() || isa<func::CallOp>(op);
         }
-        if (standalone)
+        if (standalone) {
           EXPECT_EQ(work, 1) << "an opaque op or call shares a region";
+        }
       });
       if (!hasRegions)
         continue; // a callee, costed at its call sites

@@ -40,34 +40,56 @@ static std::vector<std::string> findUnsupportedOps(RegionOp region) {
     if (seen.insert(what).second)
       found.push_back(std::move(what));
   };
-  region.getBodyBlock().walk([&](Operation *op) {
+  // Pre-order, so that `linalgDepth` counts the linalg ops around an op.
+  unsigned linalgDepth = 0;
+  auto visit = [&](Operation *op, const WalkStage &stage) {
+    bool isLinalg = isa<linalg::LinalgOp>(op);
+    if (!stage.isBeforeAllRegions()) {
+      if (stage.isAfterAllRegions() && isLinalg)
+        --linalgDepth;
+      return;
+    }
     StringRef name = op->getName().getStringRef();
     if (isa<tensor::GatherOp, tensor::ScatterOp>(op) || name == "tosa.gather" ||
         name == "tosa.scatter")
       note("gather/scatter (" + name.str() + ")");
-    else if (isa<tensor::ExtractOp>(op) &&
-             op->getParentOfType<linalg::LinalgOp>())
+    else if (isa<tensor::ExtractOp>(op) && linalgDepth > 0)
       note("gather (data-dependent tensor.extract in a linalg body)");
     else if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
                  arith::ShRSIOp, arith::ShRUIOp>(op))
       note("bitwise op (" + name.str() + ")");
     else if (name == "ml_program.global_store" ||
              name == "tosa.variable_write" ||
-             (!op->getParentOfType<linalg::LinalgOp>() &&
-              hasEffect<MemoryEffects::Write>(op) && !isa<RegionOp>(op)))
+             (linalgDepth == 0 && !isa<RegionOp>(op) &&
+              hasEffect<MemoryEffects::Write>(op)))
       note("stateful mutation (" + name.str() + ")");
-  });
+    if (isLinalg && op->getNumRegions() > 0)
+      ++linalgDepth;
+  };
+  for (Operation &op : region.getBodyBlock())
+    op.walk(visit);
   return found;
 }
 
-static std::string typeName(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
-}
+/// Element type names, printed once per type (printing sets up an AsmState,
+/// which costs more than the rest of a region's profile).
+class TypeNames {
+public:
+  const std::string &operator()(Type type) {
+    auto [it, inserted] = names.try_emplace(type);
+    if (inserted) {
+      llvm::raw_string_ostream os(it->second);
+      type.print(os);
+    }
+    return it->second;
+  }
 
-static cm::RegionProfile toProfile(RegionOp region, FeaturesAttr features) {
+private:
+  llvm::DenseMap<Type, std::string> names;
+};
+
+static cm::RegionProfile toProfile(RegionOp region, FeaturesAttr features,
+                                   TypeNames &typeName) {
   cm::RegionProfile profile;
   profile.flops = features.getFlops();
   profile.bytesRead = features.getBytesRead();
@@ -166,6 +188,7 @@ struct EstimateCostsPass
       cm::CostOptions local = options;
       local.training = weightsChangeEveryStep(function, training);
       StructuralHasher hasher;
+      TypeNames typeNames;
       function->walk([&](RegionOp region) {
         FeaturesAttr features = region.getFeaturesAttr();
         if (!features) {
@@ -173,7 +196,7 @@ struct EstimateCostsPass
           region.setFeaturesAttr(features);
         }
         Estimate estimate{region,
-                          toProfile(region, features),
+                          toProfile(region, features, typeNames),
                           db ? hasher(region) : "",
                           {},
                           local};

@@ -96,11 +96,28 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
       if (regions.empty())
         continue;
       PhaseAnalysis phases(function);
-      for (RegionOp region : regions) {
-        region.setFeaturesAttr(profiler.computeFeatures(region, &phases));
-        warnAboutOpaqueOps(region, profiler);
-      }
-      FeaturesAttr total = profiler.computeFeatures(function, &phases);
+      // Regions directly in the body are profiled with the function; those
+      // nested in other ops (a loop body) on their own.
+      llvm::SmallPtrSet<Operation *, 16> done;
+      FeaturesAttr total = profiler.profileFunction(
+          function, &phases,
+          [&](RegionOp region, FeaturesAttr features) {
+            region.setFeaturesAttr(features);
+            done.insert(region);
+          },
+          [&](Operation *op, const OpWork &work) {
+            if (work.opaque)
+              warnAboutOpaqueOp(op);
+          });
+      for (RegionOp region : regions)
+        if (!done.contains(region)) {
+          region.setFeaturesAttr(profiler.computeFeatures(region, &phases));
+          for (Operation &op : region.getBodyBlock())
+            if (!isa<YieldOp>(op) && !isCloneableLeaf(&op) &&
+                !op.hasTrait<OpTrait::ConstantLike>() &&
+                profiler.getOpWork(&op).opaque)
+              warnAboutOpaqueOp(&op);
+        }
       functionFeatures.setAttr(function, total);
       profiles.push_back({function, total, std::move(regions)});
     }
@@ -152,16 +169,12 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
     file->keep();
   }
 
-  /// One warning per op that no estimator knows, so that a zero FLOP count
-  /// is never silent.
-  void warnAboutOpaqueOps(RegionOp region, WorkloadProfiler &profiler) {
-    for (Operation &op : region.getBodyBlock())
-      if (!isa<YieldOp>(op) && !isCloneableLeaf(&op) &&
-          !op.hasTrait<OpTrait::ConstantLike>() &&
-          profiler.getOpWork(&op).opaque)
-        mlir::emitWarning(op.getLoc())
-            << "hwagent-profile: no cost estimate for '" << op.getName()
-            << "'; counted as opaque with 0 FLOPs";
+  /// One warning per op of a region that no estimator knows, so that a zero
+  /// FLOP count is never silent.
+  static void warnAboutOpaqueOp(Operation *op) {
+    mlir::emitWarning(op->getLoc())
+        << "hwagent-profile: no cost estimate for '" << op->getName()
+        << "'; counted as opaque with 0 FLOPs";
   }
 };
 } // namespace

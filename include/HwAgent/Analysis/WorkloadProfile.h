@@ -96,6 +96,14 @@ public:
   FeaturesAttr computeFeatures(FunctionOpInterface function,
                                const PhaseAnalysis *phases = nullptr);
 
+  /// computeFeatures(function) and, passed to `setRegionFeatures`,
+  /// computeFeatures(region) of every hwagent.region directly in its body,
+  /// asking each op for its work once; `onOp` sees every op that does work.
+  FeaturesAttr profileFunction(
+      FunctionOpInterface function, const PhaseAnalysis *phases,
+      function_ref<void(RegionOp, FeaturesAttr)> setRegionFeatures,
+      function_ref<void(Operation *, const OpWork &)> onOp = nullptr);
+
   /// The function arguments (or constants) a weight operand comes from,
   /// looking through region boundaries, casts and data movement; null when
   /// it is computed.
