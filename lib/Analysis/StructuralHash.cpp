@@ -19,7 +19,8 @@ public:
   void printBlock(Block &block) {
     os << "^(";
     for (BlockArgument arg : block.getArguments()) {
-      os << define(arg) << ":";
+      define(arg);
+      os << ":";
       printType(arg.getType());
       os << ",";
     }
@@ -29,10 +30,10 @@ public:
   }
 
 private:
-  std::string define(Value value) {
+  void define(Value value) {
     unsigned id = ids.size();
     ids[value] = id;
-    return "%" + std::to_string(id);
+    os << '%' << id;
   }
 
   void printOp(Operation &op) {
@@ -40,25 +41,20 @@ private:
     for (Value operand : op.getOperands()) {
       auto it = ids.find(operand);
       // Every value a region uses is defined inside it (isolated from above).
-      os << (it == ids.end() ? std::string("?")
-                             : "%" + std::to_string(it->second))
-         << ",";
+      if (it == ids.end())
+        os << '?';
+      else
+        os << '%' << it->second;
+      os << ',';
     }
     os << ")->(";
     for (Value result : op.getResults()) {
-      os << define(result) << ":";
+      define(result);
+      os << ":";
       printType(result.getType());
       os << ",";
     }
-    os << ")";
-    auto [attrs, inserted] =
-        cache.attributes.try_emplace(op.getAttrDictionary());
-    if (inserted) {
-      llvm::raw_string_ostream text(attrs->second);
-      op.getAttrDictionary().print(text);
-    }
-    os << attrs->second;
-    os << "{";
+    os << ")" << attributeText(op) << "{";
     for (Region &region : op.getRegions()) {
       os << "[";
       for (Block &block : region)
@@ -66,6 +62,36 @@ private:
       os << "]";
     }
     os << "}\n";
+  }
+
+  /// The op's attribute dictionary (inherent and discardable) in MLIR
+  /// syntax. Building that dictionary for an op with properties uniques a
+  /// new attribute every time, so ops are matched first on their name,
+  /// discardable attributes and properties.
+  const std::string &attributeText(Operation &op) {
+    if (!op.getPropertiesStorageSize())
+      return dictionaryText(op.getRawDictionaryAttrs());
+    llvm::hash_code key = llvm::hash_combine(
+        op.getName().getAsOpaquePointer(),
+        op.getRawDictionaryAttrs().getAsOpaquePointer(), op.hashProperties());
+    auto &bucket = cache.propertyTexts[static_cast<size_t>(key)];
+    for (auto &[seen, text] : bucket)
+      if (seen->getName() == op.getName() &&
+          seen->getRawDictionaryAttrs() == op.getRawDictionaryAttrs() &&
+          op.getName().compareOpProperties(seen->getPropertiesStorage(),
+                                           op.getPropertiesStorage()))
+        return text;
+    bucket.emplace_back(&op, dictionaryText(op.getAttrDictionary()));
+    return bucket.back().second;
+  }
+
+  const std::string &dictionaryText(DictionaryAttr dictionary) {
+    auto [text, inserted] = cache.attributes.try_emplace(dictionary);
+    if (inserted) {
+      llvm::raw_string_ostream stream(text->second);
+      dictionary.print(stream);
+    }
+    return text->second;
   }
 
   void printType(Type type) {

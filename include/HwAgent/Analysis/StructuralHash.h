@@ -19,8 +19,9 @@ std::string getStructuralHash(RegionOp region);
 
 /// The same keys for many regions: remembers the text of every type and
 /// attribute dictionary it printed (most regions of a graph share a few),
-/// which makes keying a 100k-op graph several times faster. Lives no longer
-/// than the IR it hashed.
+/// which makes keying a 100k-op graph several times faster. Ops it has seen
+/// stand for their properties: it lives no longer than the IR it hashed,
+/// and that IR's ops keep their attributes while it lives.
 class StructuralHasher {
 public:
   std::string operator()(RegionOp region);
@@ -29,6 +30,9 @@ private:
   friend class CanonicalPrinter;
   llvm::DenseMap<Type, std::string> types;
   llvm::DenseMap<Attribute, std::string> attributes;
+  llvm::DenseMap<size_t,
+                 llvm::SmallVector<std::pair<Operation *, std::string>, 1>>
+      propertyTexts;
 };
 
 } // namespace mlir::hwagent
