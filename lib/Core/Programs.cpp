@@ -578,15 +578,75 @@ double inside(const StepGraph &graph, unsigned v, unsigned label) {
          graph.telemetryFactor[label];
 }
 
+/// The refinement's candidates, best estimate first. It tries every move
+/// that looks like an improvement (until its budget ends) and then at most
+/// `hopeful` of the rest, so only that many of the rest are kept: a large
+/// graph has hundreds of thousands of candidates (seven run lengths per
+/// region and label) of which a few dozen are priced.
+class MoveQueue {
+public:
+  explicit MoveQueue(unsigned hopeful) : hopeful(hopeful) {}
+
+  void push(const Move &move) {
+    if (!(move.estimate >= 0)) {
+      improving.push_back(move);
+      return;
+    }
+    // A max-heap of the `hopeful` best non-improving moves.
+    if (rest.size() < hopeful) {
+      rest.push_back(move);
+      std::push_heap(rest.begin(), rest.end(), better);
+    } else if (hopeful > 0 && better(move, rest.front())) {
+      std::pop_heap(rest.begin(), rest.end(), better);
+      rest.back() = move;
+      std::push_heap(rest.begin(), rest.end(), better);
+    }
+  }
+
+  /// Orders what was pushed; call once before popping.
+  void seal() {
+    std::make_heap(improving.begin(), improving.end(), worse);
+    std::sort(rest.begin(), rest.end(), worse);
+  }
+
+  bool empty() const { return improving.empty() && rest.empty(); }
+
+  Move pop() {
+    if (!improving.empty()) {
+      std::pop_heap(improving.begin(), improving.end(), worse);
+      Move move = improving.back();
+      improving.pop_back();
+      return move;
+    }
+    Move move = rest.back();
+    rest.pop_back();
+    return move;
+  }
+
+private:
+  /// A strict total order: by estimate, ties in a fixed order.
+  static bool better(const Move &a, const Move &b) {
+    if (a.estimate != b.estimate)
+      return a.estimate < b.estimate;
+    return std::tie(a.program, a.first, a.length, a.label) <
+           std::tie(b.program, b.first, b.length, b.label);
+  }
+  static bool worse(const Move &a, const Move &b) { return better(b, a); }
+
+  unsigned hopeful;
+  std::vector<Move> improving;
+  /// Sorted worst first once sealed (popped from the back).
+  std::vector<Move> rest;
+};
+
 /// Moves from `plan`: every program to every other label where it is
 /// legal, every region on a boundary to every other legal label, each with
 /// a local estimate of the change (the program's own cost there, its
 /// boundaries re-priced, launches saved by merging or added by splitting).
-std::vector<Move>
-candidateMoves(const StepGraph &graph, const StepPlan &plan,
-               const std::vector<std::vector<unsigned>> &neighbours) {
+void candidateMoves(const StepGraph &graph, const StepPlan &plan,
+                    const std::vector<std::vector<unsigned>> &neighbours,
+                    MoveQueue &moves) {
   const unsigned n = graph.numRegions(), L = graph.numLabels();
-  std::vector<Move> moves;
   auto labelOf = [&](int p) {
     return p < 0 ? graph.hostLabel : plan.programs[p].label;
   };
@@ -632,7 +692,7 @@ candidateMoves(const StepGraph &graph, const StepPlan &plan,
         if (other >= 0 && labelOf(other) == c)
           estimate -= graph.backends[c].launch * graph.telemetryFactor[c];
       }
-      moves.push_back({int(p), 0, 0, c, estimate});
+      moves.push({int(p), 0, 0, c, estimate});
     }
   }
   // Single regions: those on a boundary (every region of a small graph).
@@ -655,7 +715,7 @@ candidateMoves(const StepGraph &graph, const StepPlan &plan,
         estimate += graph.backends[c].launch * graph.telemetryFactor[c];
       if (program.regions.size() == 1)
         estimate -= program.cost.seconds - inside(graph, v, l);
-      moves.push_back({-1, v, 1, c, estimate});
+      moves.push({-1, v, 1, c, estimate});
     }
   }
   // Runs of consecutive regions (layers of a network are consecutive in
@@ -676,37 +736,13 @@ candidateMoves(const StepGraph &graph, const StepPlan &plan,
         }
         if (!legal || !changes)
           continue;
-        moves.push_back({-1, first, length, c, estimate});
+        moves.push({-1, first, length, c, estimate});
       }
   }
-  return moves;
+  moves.seal();
 }
 
-/// Orders moves as a min-heap on the estimate: the refinement takes them
-/// best first and stops after a few dozen, so sorting all of them (seven
-/// run lengths per region and label) would be most of its time.
-struct MoveQueue {
-  explicit MoveQueue(std::vector<Move> moves) : moves(std::move(moves)) {
-    std::make_heap(this->moves.begin(), this->moves.end(), worse);
-  }
-  bool empty() const { return moves.empty(); }
-  Move pop() {
-    std::pop_heap(moves.begin(), moves.end(), worse);
-    Move move = moves.back();
-    moves.pop_back();
-    return move;
-  }
 
-private:
-  static bool worse(const Move &a, const Move &b) {
-    if (a.estimate != b.estimate)
-      return a.estimate > b.estimate;
-    // Ties in a fixed order, whatever the heap's layout.
-    return std::tie(a.program, a.first, a.length, a.label) >
-           std::tie(b.program, b.first, b.length, b.label);
-  }
-  std::vector<Move> moves;
-};
 
 /// Improves `plan` by moving programs and boundary regions to other
 /// labels: candidates ranked by their local estimate, each priced exactly,
@@ -725,7 +761,8 @@ unsigned refine(const StepGraph &graph, Evaluator &evaluator, StepPlan &plan,
   // worse are still priced, since merges and splits reach further.
   constexpr unsigned kHopefulExtra = 64;
   while (evaluator.evaluations < budget) {
-    MoveQueue candidates(candidateMoves(graph, plan, neighbours));
+    MoveQueue candidates(kHopefulExtra);
+    candidateMoves(graph, plan, neighbours, candidates);
     std::vector<unsigned> labels = plan.labels;
     double best = plan.total;
     bool improved = false;
