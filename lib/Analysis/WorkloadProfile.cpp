@@ -521,8 +521,13 @@ WorkloadProfiler::weightArguments(FunctionOpInterface function) {
   function->walk([&](Operation *op) {
     if (isa<RegionOp, YieldOp>(op) || op == function.getOperation())
       return;
-    OpWork work = getOpWork(op);
-    for (unsigned index : work.weightOperands)
+    // Only the weight operands: FLOP counts are not needed here.
+    SmallVector<unsigned> weightOperands;
+    if (auto feature = dyn_cast<FeatureOpInterface>(op))
+      weightOperands = feature.getWeightOperandIndices();
+    else
+      weightOperands = getOpWork(op).weightOperands;
+    for (unsigned index : weightOperands)
       if (index < op->getNumOperands())
         if (Value source = traceWeightSource(op->getOperand(index));
             source && isa<BlockArgument>(source))
