@@ -121,7 +121,8 @@ public:
       programLabel[p] = labels[v];
     }
     boundaryBytes.assign(count, 0);
-    crossings.clear();
+    crossFrom.clear();
+    crossTo.clear();
     double boundary = 0;
     for (const StepGraph::Edge &e : graph.edges) {
       int from = e.from == n ? -1 : int(programOf[e.from]);
@@ -140,18 +141,38 @@ public:
       LinkDescription link = graph.links[la][lb];
       link.sync = 0;
       boundary += linkCost(link, e.bytes, e.convertBytes);
-      crossings.push_back(uint64_t(uint32_t(from + 1)) << 32 |
-                          uint32_t(to + 1));
+      crossFrom.push_back(from + 1);
+      crossTo.push_back(to + 1);
     }
-    std::sort(crossings.begin(), crossings.end());
-    for (size_t i = 0; i < crossings.size(); ++i)
-      if (i == 0 || crossings[i] != crossings[i - 1]) {
-        int from = int(crossings[i] >> 32) - 1,
-            to = int(crossings[i] & ~0u) - 1;
-        unsigned la = from < 0 ? graph.hostLabel : programLabel[from];
-        unsigned lb = to < 0 ? graph.hostLabel : programLabel[to];
-        boundary += graph.links[la][lb].sync;
+    // Distinct (from, to) pairs of programs (the host is 0): crossings
+    // bucketed by `from`, then each `to` marked once per bucket. Counted per
+    // pair of labels and summed in label order.
+    crossStart.assign(count + 2, 0);
+    for (unsigned from : crossFrom)
+      ++crossStart[from + 1];
+    for (unsigned p = 0; p <= count; ++p)
+      crossStart[p + 1] += crossStart[p];
+    crossCursor.assign(crossStart.begin(), crossStart.end() - 1);
+    crossBucket.resize(crossTo.size());
+    for (size_t i = 0; i < crossTo.size(); ++i)
+      crossBucket[crossCursor[crossFrom[i]]++] = crossTo[i];
+    seenFrom.assign(count + 1, ~0u);
+    pairsPerLink.assign(L * L, 0);
+    auto labelOfProgram = [&](unsigned p) {
+      return p == 0 ? graph.hostLabel : programLabel[p - 1];
+    };
+    for (unsigned from = 0; from <= count; ++from)
+      for (size_t i = crossStart[from]; i < crossStart[from + 1]; ++i) {
+        unsigned to = crossBucket[i];
+        if (seenFrom[to] == from)
+          continue;
+        seenFrom[to] = from;
+        ++pairsPerLink[labelOfProgram(from) * L + labelOfProgram(to)];
       }
+    for (unsigned la = 0; la < L; ++la)
+      for (unsigned lb = 0; lb < L; ++lb)
+        if (pairsPerLink[la * L + lb])
+          boundary += pairsPerLink[la * L + lb] * graph.links[la][lb].sync;
     weightPrograms.assign(L, 0);
     for (unsigned p = 0; p < count; ++p)
       for (unsigned i = start[p]; i < start[p + 1]; ++i)
@@ -306,7 +327,9 @@ private:
   std::vector<int> level, exits, first;
   std::vector<const RegionCost *> members;
   std::vector<int64_t> boundaryBytes, weightPrograms;
-  std::vector<uint64_t> crossings;
+  std::vector<unsigned> crossFrom, crossTo, crossBucket, seenFrom,
+      pairsPerLink;
+  std::vector<size_t> crossStart, crossCursor;
 };
 
 /// Bytes of every edge touching each region.
