@@ -559,10 +559,11 @@ std::vector<unsigned> localLabels(const StepGraph &graph) {
   return labels;
 }
 
-/// `preferred` where legal, else the local choice.
+/// `preferred` where legal, else the local choice (`labels`, from
+/// localLabels).
 std::vector<unsigned> preferLabels(const StepGraph &graph,
-                                   const std::vector<unsigned> &preferred) {
-  std::vector<unsigned> labels = localLabels(graph);
+                                   const std::vector<unsigned> &preferred,
+                                   std::vector<unsigned> labels) {
   for (unsigned v = 0; v < graph.numRegions(); ++v)
     for (unsigned l : preferred)
       if (graph.legal(v, l)) {
@@ -827,10 +828,16 @@ StepPlan hwcore::evaluatePlan(const StepGraph &graph,
   return evaluator.evaluate(labels);
 }
 
-double hwcore::stepLowerBound(const StepGraph &graph, unsigned *cuts) {
-  std::vector<PairEdge> edges = mergeEdges(graph);
+namespace {
+double lowerBound(const StepGraph &graph, const std::vector<PairEdge> &edges,
+                  unsigned *cuts) {
   return std::max(relaxation(graph, edges, false, cuts),
                   relaxation(graph, edges, true, cuts));
+}
+} // namespace
+
+double hwcore::stepLowerBound(const StepGraph &graph, unsigned *cuts) {
+  return lowerBound(graph, mergeEdges(graph), cuts);
 }
 
 std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
@@ -854,33 +861,35 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
     if (std::optional<unsigned> l = graph.labelOf(kind))
       ordered.push_back(*l);
 
+  // Each region's own best label: the start of every baseline.
+  const std::vector<unsigned> local = localLabels(graph);
   auto baseline = [&](Strategy s) -> std::vector<unsigned> {
     switch (s) {
     case Strategy::local:
     case Strategy::optimal:
-      return localLabels(graph);
+      return local;
     case Strategy::greedy:
-      return preferLabels(graph, ordered);
+      return preferLabels(graph, ordered, local);
     case Strategy::cpu:
     case Strategy::ane:
     case Strategy::gpu: {
       std::optional<unsigned> l = graph.labelOf(*fixedBackend(s));
-      return l ? preferLabels(graph, {*l}) : localLabels(graph);
+      return l ? preferLabels(graph, {*l}, local) : local;
     }
     }
-    return localLabels(graph);
+    return local;
   };
 
+  std::vector<PairEdge> edges = mergeEdges(graph);
   if (strategy != Strategy::optimal) {
     solution.plan = evaluator.evaluate(baseline(strategy));
     solution.evaluations = evaluator.evaluations;
-    solution.lowerBound = stepLowerBound(graph, &solution.cuts);
+    solution.lowerBound = lowerBound(graph, edges, &solution.cuts);
     return solution;
   }
 
   // Candidates priced exactly: both surrogates' optima and every baseline
   // (so the result is never worse than a baseline).
-  std::vector<PairEdge> edges = mergeEdges(graph);
   std::vector<unsigned> bestLabels;
   double bestTotal = kInf;
   auto consider = [&](const std::vector<unsigned> &labels) {
@@ -910,7 +919,7 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
   solution.moves = refine(graph, evaluator, best, budget);
   solution.plan = std::move(best);
   solution.evaluations = evaluator.evaluations;
-  solution.lowerBound = stepLowerBound(graph, &solution.cuts);
+  solution.lowerBound = lowerBound(graph, edges, &solution.cuts);
   return solution;
 }
 

@@ -418,6 +418,8 @@ static RegionOp buildRegion(ArrayRef<Operation *> ops) {
   // Rewire every use of a value from outside the region.
   llvm::DenseMap<Value, Value> mapped;
   SmallVector<OpOperand *> externalUses;
+  SmallVector<Value> inputs;
+  bool clonesRead = false;
   auto collect = [&](Operation *root) {
     root->walk([&](Operation *op) {
       for (OpOperand &operand : op->getOpOperands()) {
@@ -440,13 +442,17 @@ static RegionOp buildRegion(ArrayRef<Operation *> ops) {
     if (def && isCloneableLeaf(def)) {
       builder.setInsertionPointToStart(&body);
       Operation *clone = builder.clone(*def);
+      // Clones go to the top, newest first: one that reads anything (a fill
+      // of a cloned tensor.empty, a dynamic size) may need reordering.
+      clonesRead |= clone->getNumOperands() > 0;
       // A leaf sized by a value this region computes (tensor.empty(%d) with
       // %d = tensor.dim inside) reads it from inside, not from the region's
       // own result.
       for (OpOperand &operand : clone->getOpOperands())
         if (auto result = dyn_cast<OpResult>(operand.get());
-            result && result.getOwner() == region.getOperation())
+            result && result.getOwner() == region.getOperation()) {
           operand.set(region.getYield().getValues()[result.getResultNumber()]);
+        }
       for (auto [original, copy] :
            llvm::zip(def->getResults(), clone->getResults()))
         mapped[original] = copy;
@@ -454,13 +460,14 @@ static RegionOp buildRegion(ArrayRef<Operation *> ops) {
       use->set(mapped[value]);
       continue;
     }
-    region.getInputsMutable().append(value);
+    inputs.push_back(value);
     BlockArgument arg = body.addArgument(value.getType(), value.getLoc());
     mapped[value] = arg;
     use->set(arg);
   }
-  // Clones were put at the top in discovery order; order them by their uses.
-  (void)sortTopologically(&body);
+  region->setOperands(inputs);
+  if (clonesRead)
+    (void)sortTopologically(&body);
   return region;
 }
 
