@@ -235,9 +235,26 @@ static std::string labelName(const cm::StepGraph &graph, unsigned label) {
 std::string FunctionPartition::describeProgram(const cm::StepPlan &plan,
                                                unsigned program) const {
   const cm::Program &p = plan.programs[program];
+  // Region ids with runs of three or more consecutive ones as "first-last"
+  // (a program of a large graph holds thousands).
+  SmallVector<int64_t> idList;
+  for (unsigned v : p.regions)
+    idList.push_back(regions[v].getIdAttr().getInt());
   std::string ids;
-  for (auto [i, v] : llvm::enumerate(p.regions))
-    ids += (i ? ", " : "") + std::to_string(regions[v].getIdAttr().getInt());
+  for (size_t i = 0; i < idList.size();) {
+    size_t j = i;
+    while (j + 1 < idList.size() && idList[j + 1] == idList[j] + 1)
+      ++j;
+    if (!ids.empty())
+      ids += ", ";
+    if (j >= i + 2) {
+      ids += std::to_string(idList[i]) + "-" + std::to_string(idList[j]);
+      i = j + 1;
+    } else {
+      ids += std::to_string(idList[i]);
+      ++i;
+    }
+  }
   std::string text =
       llvm::formatv("program {0} on {1}: regions [{2}], {3} "
                     "({4} launch",
