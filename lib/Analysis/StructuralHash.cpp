@@ -115,10 +115,11 @@ std::string hwagent::getStructuralHash(RegionOp region) {
 }
 
 std::string hwagent::StructuralHasher::operator()(RegionOp region) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+  // One buffer for every region: the text is only hashed.
+  text.clear();
+  llvm::raw_svector_ostream os(text);
   CanonicalPrinter(os, *this).printBlock(region.getBodyBlock());
-  uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(text));
+  uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(text.data(), text.size()));
   std::string key;
   llvm::raw_string_ostream keyStream(key);
   keyStream << llvm::format_hex_no_prefix(hash, 16);

@@ -518,9 +518,10 @@ Value WorkloadProfiler::traceWeightSource(Value value) {
 llvm::SmallPtrSet<Value, 8>
 WorkloadProfiler::weightArguments(FunctionOpInterface function) {
   llvm::SmallPtrSet<Value, 8> weights;
-  function->walk([&](Operation *op) {
+  // Pre-order, not into linalg payloads (scalar code without weights).
+  function->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<RegionOp, YieldOp>(op) || op == function.getOperation())
-      return;
+      return WalkResult::advance();
     // Only the weight operands: FLOP counts are not needed here.
     SmallVector<unsigned> weightOperands;
     if (auto feature = dyn_cast<FeatureOpInterface>(op))
@@ -532,6 +533,8 @@ WorkloadProfiler::weightArguments(FunctionOpInterface function) {
         if (Value source = traceWeightSource(op->getOperand(index));
             source && isa<BlockArgument>(source))
           weights.insert(source);
+    return isa<linalg::LinalgOp>(op) ? WalkResult::skip()
+                                     : WalkResult::advance();
   });
   return weights;
 }

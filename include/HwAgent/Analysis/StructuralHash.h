@@ -5,6 +5,7 @@
 
 #include "HwAgent/IR/HwAgentOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
 
 #include <string>
 
@@ -33,6 +34,7 @@ private:
   llvm::DenseMap<size_t,
                  llvm::SmallVector<std::pair<Operation *, std::string>, 1>>
       propertyTexts;
+  llvm::SmallString<0> text;
 };
 
 } // namespace mlir::hwagent
