@@ -11,7 +11,6 @@
 #include <numeric>
 #include <queue>
 #include <tuple>
-#include <unordered_map>
 
 using namespace hwcore;
 
@@ -367,18 +366,49 @@ struct PairEdge {
 };
 
 std::vector<PairEdge> mergeEdges(const StepGraph &graph) {
-  std::unordered_map<uint64_t, unsigned> index;
+  // Edges with the same ends merge, in the order of their first occurrence.
+  // Grouped without hashing: edges bucketed by tail (stable), each head
+  // marked once per bucket.
+  const unsigned vertices = graph.numRegions() + 1; // the host is the last
+  const size_t numEdges = graph.edges.size();
+  std::vector<size_t> start(vertices + 1, 0);
+  for (const StepGraph::Edge &e : graph.edges)
+    if (e.from != e.to)
+      ++start[e.from + 1];
+  for (unsigned v = 0; v < vertices; ++v)
+    start[v + 1] += start[v];
+  std::vector<size_t> cursor(start.begin(), start.end() - 1);
+  std::vector<unsigned> byTail(start[vertices]);
+  for (size_t i = 0; i < numEdges; ++i)
+    if (graph.edges[i].from != graph.edges[i].to)
+      byTail[cursor[graph.edges[i].from]++] = unsigned(i);
+  constexpr unsigned kNone = ~0u;
+  std::vector<unsigned> groupOf(numEdges, kNone), markedBy(vertices, kNone),
+      groupAt(vertices);
+  unsigned groups = 0;
+  for (unsigned tail = 0; tail < vertices; ++tail)
+    for (size_t k = start[tail]; k < start[tail + 1]; ++k) {
+      unsigned head = graph.edges[byTail[k]].to;
+      if (markedBy[head] != tail) {
+        markedBy[head] = tail;
+        groupAt[head] = groups++;
+      }
+      groupOf[byTail[k]] = groupAt[head];
+    }
+  std::vector<unsigned> mergedIndex(groups, kNone);
   std::vector<PairEdge> merged;
-  uint64_t stride = graph.numRegions() + 1;
-  for (const StepGraph::Edge &e : graph.edges) {
+  merged.reserve(groups);
+  for (size_t i = 0; i < numEdges; ++i) {
+    const StepGraph::Edge &e = graph.edges[i];
     if (e.from == e.to)
       continue;
-    auto [it, inserted] =
-        index.try_emplace(uint64_t(e.from) * stride + e.to, merged.size());
-    if (inserted)
+    unsigned &index = mergedIndex[groupOf[i]];
+    if (index == kNone) {
+      index = merged.size();
       merged.push_back({e.from, e.to});
-    merged[it->second].bytes += e.bytes;
-    merged[it->second].convertBytes += e.convertBytes;
+    }
+    merged[index].bytes += e.bytes;
+    merged[index].convertBytes += e.convertBytes;
   }
   // Each region's forest parent: the region it receives most bytes from.
   std::vector<int> parent(graph.numRegions(), -1);
@@ -427,19 +457,17 @@ PartitionProblem surrogate(const StepGraph &graph,
     }
   PartitionProblem problem;
   problem.numLabels = L;
+  problem.reserve(n + 1, edges.size());
   for (unsigned v = 0; v < n; ++v) {
-    std::vector<double> unary(L);
+    double *unary = problem.addNodeCosts(0.0);
     for (unsigned l = 0; l < L; ++l)
       unary[l] =
           standalone(graph, v, l, io[v],
                      componentFlops[l].empty() ? 0 : componentFlops[l][v]);
-    problem.addNode(std::move(unary));
   }
-  std::vector<double> host(L, kInf);
-  host[graph.hostLabel] = 0;
-  problem.addNode(host);
+  problem.addNodeCosts(kInf)[graph.hostLabel] = 0;
   for (const PairEdge &e : edges) {
-    std::vector<double> cost(L * L, 0.0);
+    double *cost = problem.addEdgeCosts(e.from, e.to, 0.0);
     for (unsigned a = 0; a < L; ++a)
       for (unsigned b = 0; b < L; ++b)
         if (a != b)
@@ -453,7 +481,6 @@ PartitionProblem surrogate(const StepGraph &graph,
           refund += double(e.bytes) / b.bandwidth;
         cost[l * L + l] -= refund * graph.telemetryFactor[l];
       }
-    problem.addEdge(e.from, e.to, std::move(cost));
   }
   return problem;
 }
@@ -503,20 +530,19 @@ double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
   unsigned G = groups.size();
   PartitionProblem problem;
   problem.numLabels = G;
+  problem.reserve(n + 1, edges.size());
   for (unsigned v = 0; v < n; ++v) {
-    std::vector<double> unary(G, kInf);
+    double *unary = problem.addNodeCosts(kInf);
     for (unsigned g = 0; g < G; ++g)
       for (unsigned l : groups[g])
         unary[g] = std::min(unary[g], unaryOf(v, l));
-    problem.addNode(std::move(unary));
   }
-  std::vector<double> host(G, kInf);
+  double *host = problem.addNodeCosts(kInf);
   for (unsigned g = 0; g < G; ++g)
     if (std::count(groups[g].begin(), groups[g].end(), graph.hostLabel))
       host[g] = 0;
-  problem.addNode(host);
   for (const PairEdge &e : edges) {
-    std::vector<double> cost(G * G, kInf);
+    double *cost = problem.addEdgeCosts(e.from, e.to, kInf);
     for (unsigned ga = 0; ga < G; ++ga)
       for (unsigned gb = 0; gb < G; ++gb) {
         double &c = cost[ga * G + gb];
@@ -533,7 +559,6 @@ double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
           refund = std::min(refund, edgeOf(e, l, l));
         cost[g * G + g] = refund;
       }
-    problem.addEdge(e.from, e.to, std::move(cost));
   }
   std::string error;
   std::optional<PartitionResult> result = solvePairwise(problem, error);

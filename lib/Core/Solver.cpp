@@ -8,31 +8,59 @@
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 using namespace hwcore;
 
-unsigned PartitionProblem::addNode(std::vector<double> costs) {
-  unary.push_back(std::move(costs));
-  return unary.size() - 1;
+unsigned PartitionProblem::addNode(const std::vector<double> &costs) {
+  assert(costs.size() == numLabels && "one cost per label");
+  double *row = addNodeCosts(0.0);
+  std::copy(costs.begin(), costs.end(), row);
+  return nodeCount - 1;
 }
 
 void PartitionProblem::addEdge(unsigned u, unsigned v,
-                               std::vector<double> cost) {
-  edges.push_back({u, v, std::move(cost)});
+                               const std::vector<double> &cost) {
+  assert(cost.size() == size_t(numLabels) * numLabels &&
+         "one cost per pair of labels");
+  double *table = addEdgeCosts(u, v, 0.0);
+  std::copy(cost.begin(), cost.end(), table);
+}
+
+double *PartitionProblem::addNodeCosts(double initial) {
+  unaryCosts.resize(unaryCosts.size() + numLabels, initial);
+  ++nodeCount;
+  return unaryCosts.data() + unaryCosts.size() - numLabels;
+}
+
+double *PartitionProblem::addEdgeCosts(unsigned u, unsigned v,
+                                       double initial) {
+  edges.push_back({u, v});
+  size_t size = size_t(numLabels) * numLabels;
+  pairwiseCosts.resize(pairwiseCosts.size() + size, initial);
+  return pairwiseCosts.data() + pairwiseCosts.size() - size;
+}
+
+void PartitionProblem::reserve(unsigned nodes, size_t numEdges) {
+  unaryCosts.reserve(size_t(nodes) * numLabels);
+  edges.reserve(numEdges);
+  pairwiseCosts.reserve(numEdges * numLabels * numLabels);
 }
 
 double hwcore::evaluate(const PartitionProblem &problem,
                         const std::vector<unsigned> &labels) {
   double total = 0;
   for (unsigned node = 0; node < problem.numNodes(); ++node) {
-    double cost = problem.unary[node][labels[node]];
+    double cost = problem.unary(node, labels[node]);
     if (std::isinf(cost))
       return kIllegal;
     total += cost;
   }
-  for (const PartitionProblem::Edge &edge : problem.edges)
-    total += edge.cost[labels[edge.u] * problem.numLabels + labels[edge.v]];
+  for (unsigned e = 0; e < problem.edges.size(); ++e) {
+    const PartitionProblem::Edge &edge = problem.edges[e];
+    total += problem.pairwise(e, labels[edge.u], labels[edge.v]);
+  }
   return total;
 }
 
@@ -197,8 +225,8 @@ private:
 std::vector<unsigned> hwcore::cheapestLabels(const PartitionProblem &problem) {
   std::vector<unsigned> labels(problem.numNodes(), 0);
   for (unsigned node = 0; node < problem.numNodes(); ++node) {
-    const std::vector<double> &costs = problem.unary[node];
-    labels[node] = std::min_element(costs.begin(), costs.end()) - costs.begin();
+    const double *costs = problem.unaryOf(node);
+    labels[node] = std::min_element(costs, costs + problem.numLabels) - costs;
   }
   return labels;
 }
@@ -210,10 +238,12 @@ PartitionResult solveTwoLabels(const PartitionProblem &problem) {
   BinaryCut cut;
   cut.reset(problem.numNodes());
   for (unsigned node = 0; node < problem.numNodes(); ++node)
-    cut.addUnary(node, problem.unary[node][0], problem.unary[node][1]);
-  for (const PartitionProblem::Edge &edge : problem.edges)
-    cut.addPairwise(edge.u, edge.v, edge.cost[0], edge.cost[1], edge.cost[2],
-                    edge.cost[3]);
+    cut.addUnary(node, problem.unary(node, 0), problem.unary(node, 1));
+  for (unsigned e = 0; e < problem.edges.size(); ++e) {
+    const double *cost = problem.pairwiseOf(e);
+    cut.addPairwise(problem.edges[e].u, problem.edges[e].v, cost[0], cost[1],
+                    cost[2], cost[3]);
+  }
   PartitionResult result;
   result.labels = cut.solve();
   result.cuts = 1;
@@ -236,12 +266,14 @@ PartitionResult solveExpansion(const PartitionProblem &problem,
       const std::vector<unsigned> &current = result.labels;
       cut.reset(problem.numNodes());
       for (unsigned node = 0; node < problem.numNodes(); ++node)
-        cut.addUnary(node, problem.unary[node][current[node]],
-                     problem.unary[node][alpha]);
-      for (const PartitionProblem::Edge &edge : problem.edges) {
+        cut.addUnary(node, problem.unary(node, current[node]),
+                     problem.unary(node, alpha));
+      for (unsigned e = 0; e < problem.edges.size(); ++e) {
+        const PartitionProblem::Edge &edge = problem.edges[e];
+        const double *cost = problem.pairwiseOf(e);
         unsigned lu = current[edge.u], lv = current[edge.v];
-        double a = edge.cost[lu * L + lv], b = edge.cost[lu * L + alpha],
-               c = edge.cost[alpha * L + lv], d = edge.cost[alpha * L + alpha];
+        double a = cost[lu * L + lv], b = cost[lu * L + alpha],
+               c = cost[alpha * L + lv], d = cost[alpha * L + alpha];
         if (b + c < a + d) {
           // Not submodular for this move: raise the mixed terms so the move
           // overestimates; the true objective decides below.
@@ -275,7 +307,8 @@ std::optional<PartitionResult>
 hwcore::solvePairwise(const PartitionProblem &problem, std::string &error,
                       unsigned maxRounds) {
   for (unsigned node = 0; node < problem.numNodes(); ++node)
-    if (std::all_of(problem.unary[node].begin(), problem.unary[node].end(),
+    if (std::all_of(problem.unaryOf(node),
+                    problem.unaryOf(node) + problem.numLabels,
                     [](double c) { return std::isinf(c); })) {
       error = "node " + std::to_string(node) + " has no legal backend";
       return std::nullopt;

@@ -53,8 +53,8 @@ TEST(Solver, TwoBackendsMinCutIsExact) {
     unsigned nodes = 2 + trial % 15; // up to 16
     PartitionProblem problem = randomProblem(rng, nodes, 2, trial % 2);
     // Asymmetric boundaries (a conversion only one way) stay exact.
-    for (PartitionProblem::Edge &edge : problem.edges)
-      edge.cost[1] *= 1.5;
+    for (unsigned e = 0; e < problem.edges.size(); ++e)
+      problem.pairwiseOf(e)[1] *= 1.5;
     std::string error;
     std::optional<PartitionResult> result = solvePairwise(problem, error);
     ASSERT_TRUE(result) << error;
@@ -77,13 +77,13 @@ TEST(Solver, ThreeBackendsWithinExpansionBound) {
     PartitionProblem problem = randomProblem(rng, nodes, 3, potts);
     // c: the largest ratio of label distances on any edge.
     double c = 1;
-    for (const PartitionProblem::Edge &edge : problem.edges) {
+    for (unsigned e = 0; e < problem.edges.size(); ++e) {
       double lo = kIllegal, hi = 0;
       for (unsigned a = 0; a < 3; ++a)
         for (unsigned b = 0; b < 3; ++b)
           if (a != b) {
-            lo = std::min(lo, edge.cost[a * 3 + b]);
-            hi = std::max(hi, edge.cost[a * 3 + b]);
+            lo = std::min(lo, problem.pairwise(e, a, b));
+            hi = std::max(hi, problem.pairwise(e, a, b));
           }
       if (lo > 0)
         c = std::max(c, hi / lo);

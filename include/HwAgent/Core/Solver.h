@@ -26,22 +26,49 @@ constexpr double kIllegal = std::numeric_limits<double>::infinity();
 
 struct PartitionProblem {
   unsigned numLabels = 0;
-  /// unary[node][label]: cost of placing the node there; kIllegal forbids.
-  std::vector<std::vector<double>> unary;
   struct Edge {
     unsigned u = 0, v = 0;
-    /// cost[a * numLabels + b] when u takes a and v takes b; the diagonal
-    /// (same label) is normally 0.
-    std::vector<double> cost;
   };
   std::vector<Edge> edges;
 
-  unsigned numNodes() const { return unary.size(); }
-  /// Adds a node; returns its index.
-  unsigned addNode(std::vector<double> costs);
-  /// Adds an edge whose cost is `sameLabel` when both ends agree and
-  /// `between(a, b)` otherwise.
-  void addEdge(unsigned u, unsigned v, std::vector<double> cost);
+  unsigned numNodes() const { return nodeCount; }
+  /// Cost of placing `node` on `label`; kIllegal forbids.
+  double unary(unsigned node, unsigned label) const {
+    return unaryCosts[size_t(node) * numLabels + label];
+  }
+  /// The numLabels costs of `node`.
+  const double *unaryOf(unsigned node) const {
+    return unaryCosts.data() + size_t(node) * numLabels;
+  }
+  /// Cost of edge `edge` when its u takes `a` and its v takes `b`; the
+  /// diagonal (same label) is normally 0.
+  double pairwise(unsigned edge, unsigned a, unsigned b) const {
+    return pairwiseOf(edge)[a * numLabels + b];
+  }
+  /// The numLabels^2 costs of `edge`, [a * numLabels + b].
+  const double *pairwiseOf(unsigned edge) const {
+    return pairwiseCosts.data() + size_t(edge) * numLabels * numLabels;
+  }
+  double *pairwiseOf(unsigned edge) {
+    return pairwiseCosts.data() + size_t(edge) * numLabels * numLabels;
+  }
+
+  /// Adds a node with `costs` (numLabels of them); returns its index.
+  unsigned addNode(const std::vector<double> &costs);
+  /// Adds an edge with `cost` (numLabels^2 of them, [a * numLabels + b]).
+  void addEdge(unsigned u, unsigned v, const std::vector<double> &cost);
+  /// The same, for the caller to write the costs in place: returns the
+  /// node's numLabels (the edge's numLabels^2) costs, all `initial`; valid
+  /// until the next node (edge) is added.
+  double *addNodeCosts(double initial);
+  double *addEdgeCosts(unsigned u, unsigned v, double initial);
+  void reserve(unsigned nodes, size_t numEdges);
+
+private:
+  // Flat: one allocation per problem, not one per node and edge (problems
+  // of 10^5 regions are solved several times per partition).
+  std::vector<double> unaryCosts, pairwiseCosts;
+  unsigned nodeCount = 0;
 };
 
 /// Objective of an assignment; kIllegal when it violates a hard constraint.
