@@ -145,10 +145,32 @@ static bool isHostOp(Operation &op) {
 }
 
 void BlockClustering::buildGraph() {
+  // Ops left out of the graph that read (maybe through each other) a value
+  // a node computes.
+  llvm::SmallPtrSet<Operation *, 16> downstreamOfNodes;
+  auto readsNodes = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      return def && def->getBlock() == &block &&
+             (nodeOf.count(def) || downstreamOfNodes.contains(def));
+    });
+  };
   for (Operation &op : block) {
-    if (op.hasTrait<OpTrait::IsTerminator>() || isCloneableLeaf(&op) ||
-        op.hasTrait<OpTrait::ConstantLike>() || isHostOp(op))
+    if (op.hasTrait<OpTrait::IsTerminator>())
       continue;
+    bool leaf = isCloneableLeaf(&op) || op.hasTrait<OpTrait::ConstantLike>();
+    if (leaf || isHostOp(op)) {
+      // A host-side op that reads a region's value (a size computed from a
+      // result) takes part in clustering: left between regions, a cluster
+      // could both feed it and read it, a cycle no order resolves. Leaves
+      // are cloned into their users, which then read their operands.
+      if (!readsNodes(op)) // the common case: flags, constants, checks
+        continue;
+      if (leaf) {
+        downstreamOfNodes.insert(&op);
+        continue;
+      }
+    }
     nodeOf[&op] = nodes.size();
     nodes.push_back(&op);
   }
@@ -517,7 +539,17 @@ LogicalResult BlockClustering::materialize(int64_t &nextId,
   for (Operation *leaf : leavesInUse)
     if (leaf->use_empty())
       leaf->erase();
-  if (!sortTopologically(&block))
+  // Every region now follows every op that stayed (leaves, host-side
+  // scalar ops), in an order that respects their edges; only an op that
+  // stayed and reads a region's result (a dynamic size computed inside)
+  // is out of order.
+  bool ordered = llvm::none_of(block, [&](Operation &op) {
+    return !isa<RegionOp>(op) && !op.hasTrait<OpTrait::IsTerminator>() &&
+           llvm::any_of(op.getOperands(), [&](Value operand) {
+             return isa_and_nonnull<RegionOp>(operand.getDefiningOp());
+           });
+  });
+  if (!ordered && !sortTopologically(&block))
     return block.getParentOp()->emitError(
         "hwagent-form-regions: could not order the regions of a block");
   return success();
