@@ -27,6 +27,19 @@ func.func @depthwise(%x: tensor<1x4x8x8xf32>, %w: tensor<4x3x3xf32>) -> tensor<1
 
 // -----
 
+// A quantized matmul is a matmul (it reads two zero points as further
+// inputs): per point two zero-point subtractions, a multiply and an add
+// (the sign extensions are casts), 4 * (8*4*16) = 2048; B is its weight.
+// CHECK-LABEL: func.func @quantized_matmul
+// CHECK: features = #hwagent.features<flops = 2048, bytes_read = 200, bytes_written = 128, params = 64, param_bytes = 64, ops = {matmul = 1}
+func.func @quantized_matmul(%a: tensor<8x16xi8>, %b: tensor<16x4xi8>, %za: i32, %zb: i32) -> tensor<8x4xi32> {
+  %e = tensor.empty() : tensor<8x4xi32>
+  %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<8x16xi8>, tensor<16x4xi8>, i32, i32) outs(%e : tensor<8x4xi32>) -> tensor<8x4xi32>
+  return %r : tensor<8x4xi32>
+}
+
+// -----
+
 // matmul 4x8 * 8x16: 2*4*16*8 = 1024; batch_matmul 2x(4x8 * 8x16) = 2048.
 // The accumulator (a fill of tensor.empty) is cloned in and read from nowhere.
 // CHECK-LABEL: func.func @matmuls
