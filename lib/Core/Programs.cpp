@@ -326,8 +326,7 @@ private:
   std::vector<int> level, exits, first;
   std::vector<const RegionCost *> members;
   std::vector<int64_t> boundaryBytes, weightPrograms;
-  std::vector<unsigned> crossFrom, crossTo, crossBucket, seenFrom,
-      pairsPerLink;
+  std::vector<unsigned> crossFrom, crossTo, crossBucket, seenFrom, pairsPerLink;
   std::vector<size_t> crossStart, crossCursor;
 };
 
@@ -608,8 +607,7 @@ struct Move {
   unsigned label;
   double estimate;
 
-  template <typename Fn>
-  void forEachRegion(const StepPlan &plan, Fn fn) const {
+  template <typename Fn> void forEachRegion(const StepPlan &plan, Fn fn) const {
     if (program >= 0) {
       for (unsigned v : plan.programs[program].regions)
         fn(v);
@@ -790,8 +788,6 @@ void candidateMoves(const StepGraph &graph, const StepPlan &plan,
   }
   moves.seal();
 }
-
-
 
 /// Improves `plan` by moving programs and boundary regions to other
 /// labels: candidates ranked by their local estimate, each priced exactly,

@@ -34,8 +34,7 @@ double *PartitionProblem::addNodeCosts(double initial) {
   return unaryCosts.data() + unaryCosts.size() - numLabels;
 }
 
-double *PartitionProblem::addEdgeCosts(unsigned u, unsigned v,
-                                       double initial) {
+double *PartitionProblem::addEdgeCosts(unsigned u, unsigned v, double initial) {
   edges.push_back({u, v});
   size_t size = size_t(numLabels) * numLabels;
   pairwiseCosts.resize(pairwiseCosts.size() + size, initial);
@@ -181,8 +180,7 @@ public:
     auto vertexIndex = boost::get(boost::vertex_index, graph);
     boost::boykov_kolmogorov_max_flow(
         graph, boost::make_iterator_property_map(capacity.begin(), edgeIndex),
-        boost::make_iterator_property_map(residual.begin(), edgeIndex),
-        reverse,
+        boost::make_iterator_property_map(residual.begin(), edgeIndex), reverse,
         boost::make_iterator_property_map(predecessor.begin(), vertexIndex),
         boost::make_iterator_property_map(color.begin(), vertexIndex),
         boost::make_iterator_property_map(distance.begin(), vertexIndex),

@@ -102,8 +102,7 @@ private:
 
 Role BlockClustering::classify(Operation *op, const OpWork &work,
                                bool effectFree) {
-  if (!op->isRegistered() || isa<CallOpInterface, RegionOp>(op) ||
-      !effectFree)
+  if (!op->isRegistered() || isa<CallOpInterface, RegionOp>(op) || !effectFree)
     return Role::Standalone;
   if (work.opaque)
     return Role::Standalone;
