@@ -391,26 +391,55 @@ private:
 };
 } // namespace
 
-FeaturesAttr WorkloadProfiler::computeFeatures(RegionOp region,
-                                               const PhaseAnalysis *phases) {
-  FeatureAccumulator acc(*this, phases);
-  for (BlockArgument arg : region.getBodyBlock().getArguments())
-    acc.addBoundaryInput(arg);
-  if (YieldOp yield = region.getYield())
-    for (Value value : yield.getValues())
-      acc.addBoundaryOutput(value);
-  for (Operation &op : region.getBodyBlock())
-    acc.addOp(&op);
-  return acc.build(region.getContext());
+/// Adds `region` to `own` (its boundary and ops, when given) and its ops to
+/// `total` (a function's sums looking through the region, when given),
+/// asking each op for its work once; `onOp` sees every op that does work.
+static void
+accumulateRegion(WorkloadProfiler &profiler, RegionOp region,
+                 FeatureAccumulator *own, FeatureAccumulator *total,
+                 function_ref<void(Operation *, const OpWork &)> onOp) {
+  using Contribution = FeatureAccumulator::Contribution;
+  if (own) {
+    for (BlockArgument arg : region.getBodyBlock().getArguments())
+      own->addBoundaryInput(arg);
+    if (YieldOp yield = region.getYield())
+      for (Value value : yield.getValues())
+        own->addBoundaryOutput(value);
+  }
+  for (Operation &op : region.getBodyBlock()) {
+    switch (FeatureAccumulator::contributionOf(&op)) {
+    case Contribution::none:
+      break;
+    case Contribution::data:
+      for (FeatureAccumulator *acc : {own, total})
+        if (acc)
+          acc->addData(&op);
+      break;
+    case Contribution::work: {
+      OpWork work = profiler.getOpWork(&op);
+      if (onOp)
+        onOp(&op, work);
+      for (FeatureAccumulator *acc : {own, total})
+        if (acc)
+          acc->addWork(&op, work);
+      break;
+    }
+    }
+  }
+}
+
+FeaturesAttr WorkloadProfiler::computeFeatures(
+    RegionOp region, const PhaseAnalysis *phases,
+    function_ref<void(Operation *, const OpWork &)> onOp) {
+  FeatureAccumulator own(*this, phases);
+  accumulateRegion(*this, region, &own, /*total=*/nullptr, onOp);
+  return own.build(region.getContext());
 }
 
 FeaturesAttr WorkloadProfiler::profileFunction(
     FunctionOpInterface function, const PhaseAnalysis *phases,
     function_ref<void(RegionOp, FeaturesAttr)> setRegionFeatures,
     function_ref<void(Operation *, const OpWork &)> onOp) {
-  // The same sums as computeFeatures(function) and computeFeatures(region),
-  // in the same order, with one getOpWork per op for both.
-  using Contribution = FeatureAccumulator::Contribution;
   FeatureAccumulator total(*this, phases);
   for (BlockArgument arg : function.getArguments())
     total.addBoundaryInput(arg);
@@ -426,30 +455,12 @@ FeaturesAttr WorkloadProfiler::profileFunction(
         total.addOp(&op);
         continue;
       }
-      FeatureAccumulator own(*this, phases);
-      for (BlockArgument arg : region.getBodyBlock().getArguments())
-        own.addBoundaryInput(arg);
-      if (YieldOp yield = region.getYield())
-        for (Value value : yield.getValues())
-          own.addBoundaryOutput(value);
-      for (Operation &inner : region.getBodyBlock()) {
-        switch (FeatureAccumulator::contributionOf(&inner)) {
-        case Contribution::none:
-          break;
-        case Contribution::data:
-          own.addData(&inner);
-          total.addData(&inner);
-          break;
-        case Contribution::work: {
-          OpWork work = getOpWork(&inner);
-          if (onOp)
-            onOp(&inner, work);
-          own.addWork(&inner, work);
-          total.addWork(&inner, work);
-          break;
-        }
-        }
+      if (!setRegionFeatures) {
+        accumulateRegion(*this, region, /*own=*/nullptr, &total, onOp);
+        continue;
       }
+      FeatureAccumulator own(*this, phases);
+      accumulateRegion(*this, region, &own, &total, onOp);
       setRegionFeatures(region, own.build(region.getContext()));
     }
   }
@@ -458,25 +469,7 @@ FeaturesAttr WorkloadProfiler::profileFunction(
 
 FeaturesAttr WorkloadProfiler::computeFeatures(FunctionOpInterface function,
                                                const PhaseAnalysis *phases) {
-  FeatureAccumulator acc(*this, phases);
-  for (BlockArgument arg : function.getArguments())
-    acc.addBoundaryInput(arg);
-  for (Block &block : function.getFunctionBody()) {
-    Operation *terminator =
-        block.mightHaveTerminator() ? block.getTerminator() : nullptr;
-    if (terminator && terminator->hasTrait<OpTrait::ReturnLike>())
-      for (Value value : terminator->getOperands())
-        acc.addBoundaryOutput(value);
-    for (Operation &op : block) {
-      if (auto region = dyn_cast<RegionOp>(op)) {
-        for (Operation &inner : region.getBodyBlock())
-          acc.addOp(&inner);
-        continue;
-      }
-      acc.addOp(&op);
-    }
-  }
-  return acc.build(function->getContext());
+  return profileFunction(function, phases, /*setRegionFeatures=*/nullptr);
 }
 
 /// Follows a weight operand back through region boundaries, casts and data

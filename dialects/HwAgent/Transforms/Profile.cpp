@@ -99,25 +99,21 @@ struct ProfilePass : public hwagent::impl::ProfileBase<ProfilePass> {
       // Regions directly in the body are profiled with the function; those
       // nested in other ops (a loop body) on their own.
       llvm::SmallPtrSet<Operation *, 16> done;
+      auto warnIfOpaque = [](Operation *op, const OpWork &work) {
+        if (work.opaque)
+          warnAboutOpaqueOp(op);
+      };
       FeaturesAttr total = profiler.profileFunction(
           function, &phases,
           [&](RegionOp region, FeaturesAttr features) {
             region.setFeaturesAttr(features);
             done.insert(region);
           },
-          [&](Operation *op, const OpWork &work) {
-            if (work.opaque)
-              warnAboutOpaqueOp(op);
-          });
+          warnIfOpaque);
       for (RegionOp region : regions)
-        if (!done.contains(region)) {
-          region.setFeaturesAttr(profiler.computeFeatures(region, &phases));
-          for (Operation &op : region.getBodyBlock())
-            if (!isa<YieldOp>(op) && !isCloneableLeaf(&op) &&
-                !op.hasTrait<OpTrait::ConstantLike>() &&
-                profiler.getOpWork(&op).opaque)
-              warnAboutOpaqueOp(&op);
-        }
+        if (!done.contains(region))
+          region.setFeaturesAttr(
+              profiler.computeFeatures(region, &phases, warnIfOpaque));
       functionFeatures.setAttr(function, total);
       profiles.push_back({function, total, std::move(regions)});
     }

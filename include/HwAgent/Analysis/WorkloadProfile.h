@@ -87,18 +87,21 @@ public:
   /// anything else is opaque.
   OpWork getOpWork(Operation *op);
 
-  /// Features of `region`; phases come from `phases` when given.
-  FeaturesAttr computeFeatures(RegionOp region,
-                               const PhaseAnalysis *phases = nullptr);
+  /// Features of `region`; phases come from `phases` when given. `onOp`
+  /// sees every op that does work, with its work.
+  FeaturesAttr
+  computeFeatures(RegionOp region, const PhaseAnalysis *phases = nullptr,
+                  function_ref<void(Operation *, const OpWork &)> onOp = {});
 
   /// Features of a whole function body as if it were one region (looking
   /// through any hwagent.region already in it).
   FeaturesAttr computeFeatures(FunctionOpInterface function,
                                const PhaseAnalysis *phases = nullptr);
 
-  /// computeFeatures(function) and, passed to `setRegionFeatures`,
-  /// computeFeatures(region) of every hwagent.region directly in its body,
-  /// asking each op for its work once; `onOp` sees every op that does work.
+  /// computeFeatures(function) and, passed to `setRegionFeatures` when
+  /// given, computeFeatures(region) of every hwagent.region directly in its
+  /// body, asking each op for its work once; `onOp` sees every op of those
+  /// regions that does work.
   FeaturesAttr profileFunction(
       FunctionOpInterface function, const PhaseAnalysis *phases,
       function_ref<void(RegionOp, FeaturesAttr)> setRegionFeatures,
