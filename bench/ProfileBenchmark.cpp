@@ -33,7 +33,12 @@ using namespace mlir;
 
 namespace {
 
-void formRegionsAndProfile(benchmark::State &state) {
+/// Times the passes `addPasses` puts in a pass manager on a fresh clone of
+/// the synthetic graph of `state.range(0)` ops (parsing, cloning and the
+/// `count` of the result excluded); reports `count` as `counter`.
+template <typename AddPasses, typename Count>
+void timePipeline(benchmark::State &state, AddPasses addPasses,
+                  const char *counter, Count count) {
   int numOps = static_cast<int>(state.range(0));
   MLIRContext &context = hwagent::bench::getBenchContext();
   OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
@@ -42,72 +47,66 @@ void formRegionsAndProfile(benchmark::State &state) {
     state.SkipWithError("synthetic graph did not parse");
     return;
   }
-  int64_t regions = 0;
+  int64_t counted = 0;
   for (auto _ : state) {
     state.PauseTiming();
     OwningOpRef<ModuleOp> module = source->clone();
     PassManager pm(&context);
     pm.enableVerifier(false);
-    pm.addPass(hwagent::createFormRegions());
-    pm.addPass(hwagent::createProfile());
+    if (failed(addPasses(pm))) {
+      state.SkipWithError("the pipeline could not be built");
+      return;
+    }
     state.ResumeTiming();
     if (failed(pm.run(*module))) {
       state.SkipWithError("pipeline failed");
       return;
     }
     state.PauseTiming();
-    regions = 0;
-    module->walk([&](hwagent::RegionOp) { ++regions; });
+    counted = count(*module);
     module = nullptr;
     state.ResumeTiming();
   }
-  state.counters["regions"] = static_cast<double>(regions);
+  state.counters[counter] = static_cast<double>(counted);
   state.counters["ops_per_s"] =
       benchmark::Counter(static_cast<double>(numOps),
                          benchmark::Counter::kIsIterationInvariantRate);
   state.SetComplexityN(numOps);
 }
 
+void formRegionsAndProfile(benchmark::State &state) {
+  timePipeline(
+      state,
+      [](PassManager &pm) {
+        pm.addPass(hwagent::createFormRegions());
+        pm.addPass(hwagent::createProfile());
+        return success();
+      },
+      "regions",
+      [](ModuleOp module) {
+        int64_t regions = 0;
+        module.walk([&](hwagent::RegionOp) { ++regions; });
+        return regions;
+      });
+}
+
 /// `hwagent-opt --partition-backends` without the parser and the printer:
 /// the pipeline is built from its registered textual form, as the tool does.
 void partitionBackends(benchmark::State &state) {
-  int numOps = static_cast<int>(state.range(0));
-  MLIRContext &context = hwagent::bench::getBenchContext();
-  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
-      hwagent::bench::makeSyntheticGraph(numOps), &context);
-  if (!source) {
-    state.SkipWithError("synthetic graph did not parse");
-    return;
-  }
-  int64_t assigned = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    OwningOpRef<ModuleOp> module = source->clone();
-    PassManager pm(&context);
-    pm.enableVerifier(false);
-    if (failed(parsePassPipeline("partition-backends", pm))) {
-      state.SkipWithError("partition-backends is not registered");
-      return;
-    }
-    state.ResumeTiming();
-    if (failed(pm.run(*module))) {
-      state.SkipWithError("pipeline failed");
-      return;
-    }
-    state.PauseTiming();
-    assigned = 0;
-    module->walk([&](hwagent::RegionOp region) {
-      if (region.getBackendAttr())
-        ++assigned;
-    });
-    module = nullptr;
-    state.ResumeTiming();
-  }
-  state.counters["assigned"] = static_cast<double>(assigned);
-  state.counters["ops_per_s"] =
-      benchmark::Counter(static_cast<double>(numOps),
-                         benchmark::Counter::kIsIterationInvariantRate);
-  state.SetComplexityN(numOps);
+  timePipeline(
+      state,
+      [](PassManager &pm) {
+        return parsePassPipeline("partition-backends", pm);
+      },
+      "assigned",
+      [](ModuleOp module) {
+        int64_t assigned = 0;
+        module.walk([&](hwagent::RegionOp region) {
+          if (region.getBackendAttr())
+            ++assigned;
+        });
+        return assigned;
+      });
 }
 
 } // namespace
