@@ -132,18 +132,18 @@ static OpKind classifyLinalg(linalg::LinalgOp op) {
   // one loop and read two operands; checking that first keeps the costly
   // map analyses below off the elementwise ops that make up most graphs.
   bool reduces = op.getNumReductionLoops() > 0;
-  bool twoInputs = reduces && countInputs(op) == 2;
-  if (reduces && twoInputs && linalg::isaContractionOpInterface(op))
-    return OpKind::matmul;
-  FailureOr<linalg::ConvolutionDimensions> dims = failure();
-  if (reduces && twoInputs)
-    dims = linalg::inferConvolutionDims(op);
-  if (succeeded(dims)) {
-    if (!hasMultiply(payload))
-      return OpKind::pooling;
-    if (dims->inputChannel.empty() && !dims->depth.empty())
-      return OpKind::depthwise;
-    return OpKind::conv;
+  if (reduces && countInputs(op) == 2) {
+    if (linalg::isaContractionOpInterface(op))
+      return OpKind::matmul;
+    if (FailureOr<linalg::ConvolutionDimensions> dims =
+            linalg::inferConvolutionDims(op);
+        succeeded(dims)) {
+      if (!hasMultiply(payload))
+        return OpKind::pooling;
+      if (dims->inputChannel.empty() && !dims->depth.empty())
+        return OpKind::depthwise;
+      return OpKind::conv;
+    }
   }
   bool arithmetic = countPayloadFlops(payload) > 0;
   if (hasSquareRoot(payload))

@@ -75,6 +75,47 @@ struct DisjointSets {
   }
 };
 
+/// Groups equal (tail, head) pairs in O(pairs + vertices), without hashing
+/// or sorting: pairs bucketed by tail (stably), each head marked once per
+/// bucket. Its buffers stay allocated across calls (the evaluator groups
+/// the crossings of every placement it prices).
+class PairGrouper {
+public:
+  /// Sets `groupOf[i]` to the group of pair i (ids in tail order) and
+  /// returns the number of groups. Vertices are below `vertices`.
+  unsigned group(const std::vector<unsigned> &tails,
+                 const std::vector<unsigned> &heads, unsigned vertices,
+                 std::vector<unsigned> &groupOf) {
+    start.assign(vertices + 1, 0);
+    for (unsigned tail : tails)
+      ++start[tail + 1];
+    for (unsigned v = 0; v < vertices; ++v)
+      start[v + 1] += start[v];
+    cursor.assign(start.begin(), start.end() - 1);
+    byTail.resize(tails.size());
+    for (size_t i = 0; i < tails.size(); ++i)
+      byTail[cursor[tails[i]]++] = unsigned(i);
+    markedBy.assign(vertices, ~0u);
+    groupAt.resize(vertices);
+    groupOf.resize(tails.size());
+    unsigned groups = 0;
+    for (unsigned tail = 0; tail < vertices; ++tail)
+      for (size_t k = start[tail]; k < start[tail + 1]; ++k) {
+        unsigned head = heads[byTail[k]];
+        if (markedBy[head] != tail) {
+          markedBy[head] = tail;
+          groupAt[head] = groups++;
+        }
+        groupOf[byTail[k]] = groupAt[head];
+      }
+    return groups;
+  }
+
+private:
+  std::vector<size_t> start, cursor;
+  std::vector<unsigned> byTail, markedBy, groupAt;
+};
+
 /// Prices placements of one graph; keeps the adjacency and scratch space
 /// between evaluations so that pricing a placement allocates nothing.
 class Evaluator {
@@ -143,30 +184,19 @@ public:
       crossFrom.push_back(from + 1);
       crossTo.push_back(to + 1);
     }
-    // Distinct (from, to) pairs of programs (the host is 0): crossings
-    // bucketed by `from`, then each `to` marked once per bucket. Counted per
+    // Distinct (from, to) pairs of programs (the host is 0), counted per
     // pair of labels and summed in label order.
-    crossStart.assign(count + 2, 0);
-    for (unsigned from : crossFrom)
-      ++crossStart[from + 1];
-    for (unsigned p = 0; p <= count; ++p)
-      crossStart[p + 1] += crossStart[p];
-    crossCursor.assign(crossStart.begin(), crossStart.end() - 1);
-    crossBucket.resize(crossTo.size());
-    for (size_t i = 0; i < crossTo.size(); ++i)
-      crossBucket[crossCursor[crossFrom[i]]++] = crossTo[i];
-    seenFrom.assign(count + 1, ~0u);
+    unsigned pairs = grouper.group(crossFrom, crossTo, count + 1, pairOf);
+    pairSeen.assign(pairs, false);
     pairsPerLink.assign(L * L, 0);
     auto labelOfProgram = [&](unsigned p) {
       return p == 0 ? graph.hostLabel : programLabel[p - 1];
     };
-    for (unsigned from = 0; from <= count; ++from)
-      for (size_t i = crossStart[from]; i < crossStart[from + 1]; ++i) {
-        unsigned to = crossBucket[i];
-        if (seenFrom[to] == from)
-          continue;
-        seenFrom[to] = from;
-        ++pairsPerLink[labelOfProgram(from) * L + labelOfProgram(to)];
+    for (size_t i = 0; i < pairOf.size(); ++i)
+      if (!pairSeen[pairOf[i]]) {
+        pairSeen[pairOf[i]] = true;
+        ++pairsPerLink[labelOfProgram(crossFrom[i]) * L +
+                       labelOfProgram(crossTo[i])];
       }
     for (unsigned la = 0; la < L; ++la)
       for (unsigned lb = 0; lb < L; ++lb)
@@ -326,8 +356,9 @@ private:
   std::vector<int> level, exits, first;
   std::vector<const RegionCost *> members;
   std::vector<int64_t> boundaryBytes, weightPrograms;
-  std::vector<unsigned> crossFrom, crossTo, crossBucket, seenFrom, pairsPerLink;
-  std::vector<size_t> crossStart, crossCursor;
+  std::vector<unsigned> crossFrom, crossTo, pairOf, pairsPerLink;
+  std::vector<bool> pairSeen;
+  PairGrouper grouper;
 };
 
 /// Bytes of every edge touching each region.
@@ -366,42 +397,23 @@ struct PairEdge {
 
 std::vector<PairEdge> mergeEdges(const StepGraph &graph) {
   // Edges with the same ends merge, in the order of their first occurrence.
-  // Grouped without hashing: edges bucketed by tail (stable), each head
-  // marked once per bucket.
-  const unsigned vertices = graph.numRegions() + 1; // the host is the last
-  const size_t numEdges = graph.edges.size();
-  std::vector<size_t> start(vertices + 1, 0);
-  for (const StepGraph::Edge &e : graph.edges)
-    if (e.from != e.to)
-      ++start[e.from + 1];
-  for (unsigned v = 0; v < vertices; ++v)
-    start[v + 1] += start[v];
-  std::vector<size_t> cursor(start.begin(), start.end() - 1);
-  std::vector<unsigned> byTail(start[vertices]);
-  for (size_t i = 0; i < numEdges; ++i)
-    if (graph.edges[i].from != graph.edges[i].to)
-      byTail[cursor[graph.edges[i].from]++] = unsigned(i);
-  constexpr unsigned kNone = ~0u;
-  std::vector<unsigned> groupOf(numEdges, kNone), markedBy(vertices, kNone),
-      groupAt(vertices);
-  unsigned groups = 0;
-  for (unsigned tail = 0; tail < vertices; ++tail)
-    for (size_t k = start[tail]; k < start[tail + 1]; ++k) {
-      unsigned head = graph.edges[byTail[k]].to;
-      if (markedBy[head] != tail) {
-        markedBy[head] = tail;
-        groupAt[head] = groups++;
-      }
-      groupOf[byTail[k]] = groupAt[head];
+  std::vector<unsigned> edgeIndex, tails, heads, groupOf;
+  for (size_t i = 0; i < graph.edges.size(); ++i)
+    if (graph.edges[i].from != graph.edges[i].to) {
+      edgeIndex.push_back(unsigned(i));
+      tails.push_back(graph.edges[i].from);
+      heads.push_back(graph.edges[i].to);
     }
+  PairGrouper grouper;
+  unsigned groups =
+      grouper.group(tails, heads, graph.numRegions() + 1, groupOf);
+  constexpr unsigned kNone = ~0u;
   std::vector<unsigned> mergedIndex(groups, kNone);
   std::vector<PairEdge> merged;
   merged.reserve(groups);
-  for (size_t i = 0; i < numEdges; ++i) {
-    const StepGraph::Edge &e = graph.edges[i];
-    if (e.from == e.to)
-      continue;
-    unsigned &index = mergedIndex[groupOf[i]];
+  for (size_t k = 0; k < edgeIndex.size(); ++k) {
+    const StepGraph::Edge &e = graph.edges[edgeIndex[k]];
+    unsigned &index = mergedIndex[groupOf[k]];
     if (index == kNone) {
       index = merged.size();
       merged.push_back({e.from, e.to});

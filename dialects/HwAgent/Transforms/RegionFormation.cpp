@@ -471,9 +471,8 @@ static RegionOp buildRegion(ArrayRef<Operation *> ops) {
       // own result.
       for (OpOperand &operand : clone->getOpOperands())
         if (auto result = dyn_cast<OpResult>(operand.get());
-            result && result.getOwner() == region.getOperation()) {
+            result && result.getOwner() == region.getOperation())
           operand.set(region.getYield().getValues()[result.getResultNumber()]);
-        }
       for (auto [original, copy] :
            llvm::zip(def->getResults(), clone->getResults()))
         mapped[original] = copy;
