@@ -10,6 +10,7 @@
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "HwAgent/Core/Vocabulary.h"
+#include "Errors.h"
 #include "Session.h"
 
 #include <atomic>
@@ -21,15 +22,15 @@ struct hwagent_session {
 };
 
 namespace {
-
 thread_local std::string lastError;
+} // namespace
 
-hwagent_status_t fail(hwagent_status_t code, std::string message) {
+hwagent_status_t hwagent_rt::fail(hwagent_status_t code, std::string message) {
   lastError = std::move(message);
   return code;
 }
 
-hwagent_status_t report(const absl::Status &status) {
+hwagent_status_t hwagent_rt::report(const absl::Status &status) {
   if (status.ok())
     return HWAGENT_OK;
   hwagent_status_t code = HWAGENT_INVALID_ARGUMENT;
@@ -48,6 +49,11 @@ hwagent_status_t report(const absl::Status &status) {
   }
   return fail(code, std::string(status.message()));
 }
+
+using hwagent_rt::fail;
+using hwagent_rt::report;
+
+namespace {
 
 std::atomic<hwagent_session *> currentSession{nullptr};
 
@@ -141,6 +147,30 @@ hwagent_status_t hwagent_session_end_step(hwagent_session_t *session,
   if (!session)
     return fail(HWAGENT_INVALID_ARGUMENT, "no session");
   return report(session->impl->endStep(loss));
+}
+
+hwagent_status_t hwagent_session_log_metrics(hwagent_session_t *session,
+                                             const char *type,
+                                             const char *const *keys,
+                                             const double *values,
+                                             uint32_t count) {
+  if (!session || !type || (count && (!keys || !values)))
+    return fail(HWAGENT_INVALID_ARGUMENT, "hwagent_session_log_metrics: bad "
+                                          "arguments");
+  std::vector<std::pair<std::string, double>> metrics;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!keys[i])
+      return fail(HWAGENT_INVALID_ARGUMENT, "a metric without a name");
+    metrics.emplace_back(keys[i], values[i]);
+  }
+  return report(session->impl->logMetrics(type, metrics));
+}
+
+hwagent_status_t hwagent_session_discard_step(hwagent_session_t *session) {
+  if (!session)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session");
+  session->impl->discardStep();
+  return HWAGENT_OK;
 }
 
 hwagent_status_t hwagent_session_flush(hwagent_session_t *session) {

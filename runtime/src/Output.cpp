@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -145,23 +146,27 @@ absl::Status TraceWriter::close() {
   return absl::OkStatus();
 }
 
-absl::Status writeFileAtomically(const std::string &path,
-                                 const std::string &text) {
+absl::Status
+writeFileAtomically(const std::string &path,
+                    const std::function<bool(std::FILE *)> &writer) {
   if (isSpecialFile(path)) {
-    std::FILE *file = std::fopen(path.c_str(), "w");
+    std::FILE *file = std::fopen(path.c_str(), "wb");
     if (!file)
       return ioError("write", path);
-    bool ok = put(file, text);
+    bool ok = writer(file);
     ok &= std::fflush(file) == 0;
     ok &= std::fclose(file) == 0;
     return ok ? absl::OkStatus() : ioError("write", path);
   }
-  std::string temporary = path + ".tmp";
-  std::FILE *file = std::fopen(temporary.c_str(), "w");
+  // A name of this process's own, so that two writers never share one.
+  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  std::FILE *file = std::fopen(temporary.c_str(), "wb");
   if (!file)
     return ioError("write", path);
-  bool ok = put(file, text);
+  bool ok = writer(file);
   ok &= std::fflush(file) == 0;
+  // On disk before the rename: a crash leaves the old file or the new one.
+  ok &= fsync(fileno(file)) == 0;
   ok &= std::fclose(file) == 0;
   if (!ok) {
     absl::Status status = ioError("write", path);
@@ -174,6 +179,12 @@ absl::Status writeFileAtomically(const std::string &path,
     return status;
   }
   return absl::OkStatus();
+}
+
+absl::Status writeFileAtomically(const std::string &path,
+                                 const std::string &text) {
+  return writeFileAtomically(path,
+                             [&](std::FILE *file) { return put(file, text); });
 }
 
 } // namespace hwagent_rt

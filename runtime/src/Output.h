@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace hwagent_rt {
@@ -67,6 +68,11 @@ private:
 /// left behind on failure. A device or pipe is written in place.
 absl::Status writeFileAtomically(const std::string &path,
                                  const std::string &text);
+/// The same for a file `writer` streams (it returns false on a failed
+/// write); the temporary file is flushed to disk before the rename.
+absl::Status
+writeFileAtomically(const std::string &path,
+                    const std::function<bool(std::FILE *)> &writer);
 
 } // namespace hwagent_rt
 

@@ -276,6 +276,27 @@ absl::Status Session::endStep(double loss) {
   return status;
 }
 
+absl::Status Session::logMetrics(
+    const std::string &type,
+    const std::vector<std::pair<std::string, double>> &metrics) {
+  MutexLock lock(&mutex);
+  if (!log.isOpen())
+    return absl::OkStatus();
+  Json record = {{"type", type}, {"step", steps.load()}};
+  for (const auto &[key, value] : metrics)
+    record[key] = value;
+  log.write(record);
+  return log.flush();
+}
+
+void Session::discardStep() {
+  for (int b = 0; b < kNumBackends; ++b)
+    stepNanos[b].store(0);
+  stepFaults.store(0);
+  stepLaunches.store(0);
+  stepWallStart.store(nowNanos());
+}
+
 absl::Status Session::pin(int64_t program, int32_t backend) {
   if (program < 0 || size_t(program) >= model.programs.size())
     return absl::NotFoundError(absl::StrCat("no program ", program,

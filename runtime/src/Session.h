@@ -91,6 +91,12 @@ public:
               int64_t wallNanos);
   // Drivers.
   absl::Status endStep(double loss);
+  /// One metrics record in the log ({"type", "step", key: value...}).
+  absl::Status
+  logMetrics(const std::string &type,
+             const std::vector<std::pair<std::string, double>> &metrics);
+  /// Forgets the executions since the last step end as step time.
+  void discardStep();
   absl::Status pin(int64_t program, int32_t backend);
   absl::Status flush();
   /// Flushes the log, closes the trace and writes the profile.

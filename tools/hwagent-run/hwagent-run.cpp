@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Core/Vocabulary.h"
+#include "HwAgent/Tools/Dataset.h"
 #include "HwAgent/Tools/TrainingRunner.h"
 #include "hwagent_rt/hwagent_kernels.h"
 
@@ -27,10 +28,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -42,8 +45,58 @@ static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::Required, cl::cat(runCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init("train_step"), cl::cat(runCategory));
-static cl::opt<int> steps("steps", cl::desc("Training steps"), cl::init(10),
-                          cl::cat(runCategory));
+static cl::opt<int> steps(
+    "steps",
+    cl::desc("Train until this many steps have run, resumed ones included "
+             "(default 10, or --epochs' worth with a dataset)"),
+    cl::init(10), cl::cat(runCategory));
+static cl::opt<std::string>
+    dataPath("data", cl::desc("Dataset (.npz or .npy): arrays named like the "
+                              "step's inputs, samples along dimension 0"),
+             cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string> valDataPath(
+    "val-data", cl::desc("Held-out dataset (default: --val-split of --data)"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<double>
+    valSplit("val-split",
+             cl::desc("Share of --data held out for evaluation, in [0, 1)"),
+             cl::init(0.0), cl::cat(runCategory));
+static cl::opt<int> epochs("epochs",
+                           cl::desc("Passes over the training data"),
+                           cl::init(0), cl::cat(runCategory));
+static cl::opt<bool> shuffle("shuffle",
+                             cl::desc("Shuffle the training data every epoch "
+                                      "(seeded by --seed)"),
+                             cl::init(true), cl::cat(runCategory));
+static cl::opt<std::string>
+    evalEntry("eval", cl::desc("Evaluation function, run on the held-out "
+                               "data every epoch when the module has it"),
+              cl::init("eval_step"), cl::cat(runCategory));
+static cl::opt<std::string>
+    initPath("init", cl::desc("Initial parameters (safetensors, by name)"),
+             cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string>
+    resumePath("resume", cl::desc("Continue from this checkpoint (its "
+                                  "parameters and step)"),
+               cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string> savePath(
+    "save",
+    cl::desc("Checkpoint file (safetensors), written atomically at the end "
+             "and every --save-every steps"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<int> saveEvery("save-every",
+                              cl::desc("Checkpoint every N steps (0 = at the "
+                                       "end only)"),
+                              cl::init(0), cl::cat(runCategory));
+enum class ProgressStyle { automatic, bar, lines };
+static cl::opt<ProgressStyle> progress(
+    "progress", cl::desc("Progress display"),
+    cl::init(ProgressStyle::automatic),
+    cl::values(clEnumValN(ProgressStyle::automatic, "auto",
+                          "a bar on a terminal, lines otherwise"),
+               clEnumValN(ProgressStyle::bar, "bar", "a progress bar"),
+               clEnumValN(ProgressStyle::lines, "lines", "a line per step")),
+    cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of inputs and noise"),
                               cl::init(1), cl::cat(runCategory));
 static cl::opt<std::string> target("target",
@@ -223,6 +276,7 @@ int main(int argc, char **argv) {
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());
   options.classes = classes;
+  options.evalEntry = evalEntry;
   hwagent_options_t &rt = options.runtime;
   rt.seed = seed;
   rt.sim_noise = simNoise;
@@ -256,6 +310,67 @@ int main(int argc, char **argv) {
     if (hwagent_session_pin(session, index, b) != HWAGENT_OK)
       return fail(llvm::Twine("--pin ") + pin + ": " + hwagent_error_message());
   }
+  // Data, parameters and checkpoints, all checked before the first step.
+  std::unique_ptr<hwagent::Dataset> dataset;
+  int64_t batchesPerEpoch = 0, evalBatches = 0;
+  std::vector<hwagent::ArgBuffer> &args = runner->getArgs();
+  if (!dataPath.empty()) {
+    hwagent::DatasetOptions data;
+    data.path = dataPath;
+    data.validationPath = valDataPath;
+    data.split = valSplit;
+    data.shuffle = shuffle;
+    data.seed = seed;
+    data.classes = classes;
+    dataset = hwagent::Dataset::open(data, llvm::errs());
+    if (!dataset || !dataset->bind(args, entry, false, llvm::errs()))
+      return 1;
+    int64_t batch = args[runner->getInputs().front()].shape.front();
+    batchesPerEpoch = dataset->batchesPerEpoch(batch);
+    if (batchesPerEpoch == 0)
+      return fail(llvm::formatv("{0} holds {1} training samples, fewer than "
+                                "one batch of {2}",
+                                dataPath, dataset->numTrain(), batch));
+    if (runner->hasEval() && dataset->numValidation() > 0) {
+      std::vector<hwagent::ArgBuffer> &evalArgs = runner->getEvalArgs();
+      if (!dataset->bind(evalArgs, runner->getEvalEntry(), true, llvm::errs()))
+        return 1;
+      for (const hwagent::ArgBuffer &b : evalArgs)
+        if (!b.shared && !b.shape.empty()) {
+          evalBatches = dataset->numValidation() / b.shape.front();
+          break;
+        }
+    }
+  } else if (!valDataPath.empty() || valSplit > 0 || epochs > 0) {
+    return fail("--val-data, --val-split and --epochs need --data");
+  }
+  hwagent::CheckpointInfo checkpoint;
+  checkpoint.entry = entry;
+  if (!initPath.empty() && !resumePath.empty())
+    return fail("--init and --resume cannot be combined");
+  if (!initPath.empty() &&
+      !hwagent::loadParameters(initPath, args, checkpoint, llvm::errs()))
+    return 1;
+  int64_t firstStep = 0;
+  if (!resumePath.empty()) {
+    if (!hwagent::loadParameters(resumePath, args, checkpoint, llvm::errs()))
+      return 1;
+    if (checkpoint.entry != entry)
+      return fail(llvm::formatv("{0} is a checkpoint of @{1}, not @{2}",
+                                resumePath, checkpoint.entry, entry));
+    firstStep = checkpoint.step;
+  }
+  checkpoint.entry = entry;
+  if (saveEvery < 0)
+    return fail("--save-every must be >= 0");
+  if (!savePath.empty() && !hwagent::checkWritable(savePath, llvm::errs()))
+    return 1;
+  int64_t totalSteps = steps;
+  if (epochs > 0 && !steps.getNumOccurrences())
+    totalSteps = int64_t(epochs) * batchesPerEpoch;
+  if (totalSteps < 0)
+    return fail("--steps must be >= 0");
+
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
 
@@ -265,16 +380,86 @@ int main(int argc, char **argv) {
       entry, inputFile, runner->getNumInputs(), runner->getNumParams(),
       hwagent_session_num_programs(session), target,
       runner->getCompileSeconds(), runner->getPeakBytes() / double(1 << 20));
+  if (dataset)
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: data {0}: {1} training samples ({2} batches per "
+        "epoch{3}), {4} held out{5}\n",
+        dataPath, dataset->numTrain(), batchesPerEpoch,
+        shuffle ? ", shuffled" : "", dataset->numValidation(),
+        evalBatches ? " for @" + runner->getEvalEntry() : std::string());
+  if (firstStep)
+    llvm::outs() << llvm::formatv("hwagent-run: resumed from {0} at step "
+                                  "{1}\n",
+                                  resumePath, firstStep);
   llvm::outs() << (simulateCpu ? "  times: every backend simulated by the "
                                  "target's device model (--simulate-cpu)\n"
                                : "  times: cpu measured on this machine; "
                                  "ane/gpu simulated by the target's device "
                                  "model\n");
+  bool bar = progress == ProgressStyle::bar ||
+             (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
+
+  // One pass of the evaluation function over the held-out batches.
+  auto evaluate = [&](int64_t epoch) -> bool {
+    if (!evalBatches)
+      return true;
+    double lossSum = 0, correct = 0;
+    bool hasCorrect = false;
+    std::vector<hwagent::ArgBuffer> &evalArgs = runner->getEvalArgs();
+    int64_t batch = 0;
+    for (int64_t b = 0; b < evalBatches; ++b) {
+      dataset->fill(evalArgs, true, 0, b);
+      std::vector<std::pair<std::string, double>> results;
+      if (!runner->evaluate(results, llvm::errs()))
+        return false;
+      // The loss: the result named "loss", else the first scalar.
+      const std::pair<std::string, double> *loss =
+          results.empty() ? nullptr : &results.front();
+      for (const auto &result : results) {
+        if (result.first == "loss")
+          loss = &result;
+        if (result.first == "correct") {
+          correct += result.second;
+          hasCorrect = true;
+        }
+      }
+      if (loss)
+        lossSum += loss->second;
+    }
+    for (const hwagent::ArgBuffer &b : evalArgs)
+      if (!b.shared && !b.shape.empty()) {
+        batch = b.shape.front();
+        break;
+      }
+    double samples = double(evalBatches * batch);
+    double loss = lossSum / evalBatches;
+    double accuracy = hasCorrect ? correct / samples : NAN;
+    llvm::outs() << llvm::formatv(
+        "{0}epoch {1,3}  validation loss {2:e4}", bar ? "\r\033[K" : "",
+        epoch, loss);
+    if (hasCorrect)
+      llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * accuracy);
+    llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", samples,
+                                  runner->getEvalEntry());
+    const char *keys[] = {"epoch", "val_loss", "val_accuracy", "samples"};
+    double values[] = {double(epoch), loss, accuracy, samples};
+    if (hwagent_session_log_metrics(session, "eval", keys, values, 4) !=
+        HWAGENT_OK)
+      llvm::errs() << "hwagent-run: " << hwagent_error_message() << "\n";
+    return true;
+  };
+
   double firstLoss = NAN, lastLoss = NAN;
   int ran = 0;
   std::vector<double> walls;
   int64_t peakStepBytes = 0;
-  for (int step = 0; step < steps && !stopRequested; ++step, ++ran) {
+  bool diverged = false, evaluatedLast = false;
+  auto started = std::chrono::steady_clock::now();
+  for (int64_t step = firstStep; step < totalSteps && !stopRequested;
+       ++step, ++ran) {
+    int64_t epoch = batchesPerEpoch ? step / batchesPerEpoch : 0;
+    if (dataset)
+      dataset->fill(args, false, epoch, step % batchesPerEpoch);
     hwagent_buffer_reset_peak();
     hwagent_buffer_stats_t before;
     hwagent_buffer_stats(&before);
@@ -287,25 +472,74 @@ int main(int argc, char **argv) {
     hwagent_session_step_stats(session, &stats);
     // Step 0 touches every buffer for the first time: kernel figures count
     // from step 1 when there is one.
-    if (step == 0 && steps > 1)
+    bool first = step == firstStep;
+    if (first && totalSteps - firstStep > 1)
       hwagent_kernels_reset_stats();
-    if (step > 0 || steps == 1)
+    if (!first || totalSteps - firstStep == 1)
       walls.push_back(stats.last_wall_seconds);
-    if (step == 0)
+    if (first)
       firstLoss = loss;
     lastLoss = loss;
-    if (!std::isfinite(loss))
+    if (!std::isfinite(loss)) {
       llvm::errs() << "hwagent-run: warning: loss is not finite at step "
                    << step << "\n";
-    if (printEvery > 0 && (step % printEvery == 0 || step == steps - 1))
+      if (dataset || !savePath.empty()) {
+        // Training on data stops here: the last checkpoint stays as it was.
+        diverged = true;
+        ++ran;
+        break;
+      }
+    }
+    if (bar) {
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - started)
+                           .count();
+      double rate = (ran + 1) / std::max(elapsed, 1e-9);
+      int64_t done = step + 1;
+      int width = 24;
+      int filled = int(width * double(done) / std::max<int64_t>(1, totalSteps));
+      llvm::outs() << llvm::formatv(
+          "\r\033[K[{0}{1}] step {2}/{3}  epoch {4}  loss {5:e4}  {6:f1} "
+          "steps/s  ETA {7:f0} s",
+          std::string(filled, '='), std::string(width - filled, ' '), done,
+          totalSteps, epoch, loss, rate, (totalSteps - done) / rate);
+      llvm::outs().flush();
+    } else if (printEvery > 0 &&
+               (step % printEvery == 0 || step == totalSteps - 1)) {
       llvm::outs() << llvm::formatv(
           "step {0,4}  loss {1,12:e4}  step {2,10:f3} ms (cpu {3,5:f1}% {4}, "
           "ane {5,5:f1}% simulated, gpu {6,5:f1}% simulated)  wall {7,9:f2} ms"
-          "  launches {8}  faults {9}\n",
+          "  launches {8}  faults {9}",
           step, loss, stats.last_step_seconds * 1e3, stats.share[0] * 100,
           stats.cpu_measured ? "measured" : "simulated", stats.share[1] * 100,
           stats.share[2] * 100, stats.last_wall_seconds * 1e3, stats.launches,
           stats.faults);
+      if (dataset)
+        llvm::outs() << "  epoch " << epoch;
+      llvm::outs() << "\n";
+    }
+    checkpoint.step = step + 1;
+    if (!savePath.empty() && saveEvery > 0 && (step + 1) % saveEvery == 0 &&
+        !hwagent::saveCheckpoint(savePath, args, checkpoint, llvm::errs()))
+      return 1;
+    evaluatedLast = false;
+    if (dataset && (step + 1) % batchesPerEpoch == 0) {
+      if (!evaluate(epoch))
+        return 1;
+      evaluatedLast = true;
+    }
+  }
+  if (bar)
+    llvm::outs() << "\n";
+  if (dataset && !evaluatedLast && !diverged && ran > 0 &&
+      !evaluate(batchesPerEpoch ? (firstStep + ran - 1) / batchesPerEpoch : 0))
+    return 1;
+  if (!savePath.empty() && !diverged && ran > 0) {
+    if (!hwagent::saveCheckpoint(savePath, args, checkpoint, llvm::errs()))
+      return 1;
+    llvm::outs() << llvm::formatv("hwagent-run: saved the parameters after "
+                                  "step {0} to {1}\n",
+                                  checkpoint.step, savePath);
   }
   if (stopRequested)
     llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "

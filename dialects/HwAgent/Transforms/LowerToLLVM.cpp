@@ -34,7 +34,8 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops) {
          "finalize-memref-to-llvm{use-generic-functions}, "
          "convert-math-to-llvm, "
          "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
-         "convert-index-to-llvm, reconcile-unrealized-casts";
+         "convert-index-to-llvm, reconcile-unrealized-casts, "
+         "hwagent-emit-invokers";
 }
 
 void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
@@ -62,6 +63,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerFreshOutputs();
   registerSplitLongBlocks();
   registerExpandStridedCopies();
+  registerEmitInvokers();
   memref::registerExpandStridedMetadataPass();
   registerFinalizeMemRefToLLVMConversionPass();
   registerConvertMathToLLVMPass();

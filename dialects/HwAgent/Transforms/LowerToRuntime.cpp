@@ -106,6 +106,12 @@ struct LowerToRuntimePass
     FailureOr<ModelTable> table = buildModelTable(module);
     if (failed(table))
       return signalPassFailure();
+    // The public functions' signatures, before lowering outlines programs.
+    SmallVector<StepSignature> signatures;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal() &&
+          !fn.getName().starts_with("__hwagent"))
+        signatures.push_back(describeFunction(fn));
     widenAneBoundaries(module);
     SymbolTable symbols(module);
     declareRuntimeCalls(module, symbols);
@@ -125,7 +131,7 @@ struct LowerToRuntimePass
     module.walk([&](TransferOp transfer) { transfers.push_back(transfer); });
     for (TransferOp transfer : transfers)
       lowerTransfer(transfer);
-    emitModelInfo(module, *table);
+    emitModelInfo(module, *table, signatures, emitCInterface);
     stripAnnotations(module);
   }
 

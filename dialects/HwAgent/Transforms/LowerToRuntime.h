@@ -15,6 +15,7 @@
 #define HWAGENT_TRANSFORMS_LOWERTORUNTIME_H
 
 #include "HwAgent/Analysis/ModelTable.h"
+#include "HwAgent/Analysis/StepSignature.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::hwagent {
@@ -41,7 +42,8 @@ void declareRuntimeCalls(ModuleOp module, SymbolTable &symbols);
 
 /// Emits `table` as constant globals of the runtime's C types and
 /// `__hwagent_model_info() -> !llvm.ptr` returning the model.
-void emitModelInfo(ModuleOp module, const ModelTable &table);
+void emitModelInfo(ModuleOp module, const ModelTable &table,
+                   ArrayRef<StepSignature> signatures, bool withInvokers);
 
 } // namespace mlir::hwagent
 

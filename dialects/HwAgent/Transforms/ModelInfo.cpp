@@ -8,6 +8,8 @@
 
 #include "LowerToRuntime.h"
 
+#include "HwAgent/Transforms/Passes.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
@@ -31,8 +33,16 @@ static_assert(offsetof(hwagent_edge_info_t, bytes) == 8 &&
                   offsetof(hwagent_edge_info_t, convert_bytes) == 16,
               "edge layout emitted below");
 static_assert(offsetof(hwagent_model_info_t, target) == 24 &&
-                  offsetof(hwagent_model_info_t, compile) == 272,
+                  offsetof(hwagent_model_info_t, compile) == 272 &&
+                  offsetof(hwagent_model_info_t, functions) == 296,
               "model layout emitted below");
+static_assert(offsetof(hwagent_value_info_t, shape) == 8 &&
+                  offsetof(hwagent_value_info_t, rank) == 16 &&
+                  offsetof(hwagent_value_info_t, updates) == 28,
+              "value layout emitted below");
+static_assert(offsetof(hwagent_function_info_t, invoke) == 8 &&
+                  offsetof(hwagent_function_info_t, num_args) == 32,
+              "function layout emitted below");
 
 namespace {
 /// Builds the LLVM types and constant attributes of the C structs.
@@ -53,8 +63,10 @@ struct Emitter {
     linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
     linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
     model = LLVM::LLVMStructType::getLiteral(
-        ctx,
-        {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable, doubles});
+        ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
+              doubles, ptr});
+    value = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
+    function = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, ptr, ptr, i32, i32});
   }
 
   Attribute i32Attr(int64_t v) { return b.getIntegerAttr(i32, v); }
@@ -91,7 +103,7 @@ struct Emitter {
   MLIRContext *ctx;
   Builder b;
   Type i32, i64, f64, ptr, doubles, ints, link, region, program, edge, linkRow,
-      linkTable, model;
+      linkTable, model, value, function;
 };
 } // namespace
 
@@ -108,7 +120,136 @@ static LLVM::GlobalOp emitArray(OpBuilder &builder, Location loc,
                                 builder.getArrayAttr(elements));
 }
 
-void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
+/// A constant NUL-terminated string global.
+static void emitString(OpBuilder &builder, Location loc, StringRef symbol,
+                       StringRef text) {
+  std::string bytes = text.str();
+  bytes.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size());
+  LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                         LLVM::Linkage::Internal, symbol,
+                         builder.getStringAttr(bytes));
+}
+
+/// A constant global of `type` whose initializer `build` computes from an
+/// undef value (for structs holding addresses, which attributes cannot).
+static void emitComputed(OpBuilder &builder, Location loc, StringRef symbol,
+                         Type type,
+                         function_ref<Value(OpBuilder &, Value)> build) {
+  auto global = LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                                       LLVM::Linkage::Internal, symbol,
+                                       Attribute());
+  Block *init = builder.createBlock(&global.getInitializerRegion());
+  OpBuilder ib = OpBuilder::atBlockEnd(init);
+  Value v = build(ib, LLVM::UndefOp::create(ib, loc, type));
+  LLVM::ReturnOp::create(ib, loc, v);
+  builder.setInsertionPointAfter(global);
+}
+
+/// The function table: names, dtypes, shapes and roles of every public
+/// function's arguments and results, and its packed entry point (declared
+/// here, defined by hwagent-emit-invokers once the C interface exists).
+/// Returns the symbol of the table, empty when there is none.
+static std::string emitFunctions(OpBuilder &builder, Location loc, Emitter &e,
+                                 ArrayRef<StepSignature> signatures,
+                                 bool withInvokers) {
+  if (signatures.empty())
+    return {};
+  auto address = [&](OpBuilder &b, StringRef symbol) -> Value {
+    if (symbol.empty())
+      return LLVM::ZeroOp::create(b, loc, e.ptr);
+    return LLVM::AddressOfOp::create(b, loc, e.ptr, symbol);
+  };
+  auto constant = [&](OpBuilder &b, Type type, int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+  };
+  // One array of values per function side; returns its symbol.
+  auto emitValues = [&](StringRef prefix,
+                        ArrayRef<ValueSignature> values) -> std::string {
+    if (values.empty())
+      return {};
+    SmallVector<std::string> names, shapes;
+    SmallVector<int64_t> ranks;
+    for (auto [i, v] : llvm::enumerate(values)) {
+      std::string name = (prefix + "_name" + Twine(i)).str();
+      emitString(builder, loc, name, v.name);
+      names.push_back(name);
+      auto shaped = dyn_cast<ShapedType>(v.type);
+      int64_t rank = shaped && shaped.hasRank() ? shaped.getRank() : -1;
+      ranks.push_back(rank);
+      std::string shape;
+      if (rank > 0) {
+        shape = (prefix + "_shape" + Twine(i)).str();
+        SmallVector<Attribute> dims;
+        for (int64_t d : shaped.getShape())
+          dims.push_back(e.i64Attr(ShapedType::isDynamic(d) ? -1 : d));
+        emitArray(builder, loc, shape, e.i64, dims);
+      }
+      shapes.push_back(shape);
+    }
+    std::string symbol = prefix.str();
+    auto arrayType = LLVM::LLVMArrayType::get(e.value, values.size());
+    emitComputed(builder, loc, symbol, arrayType, [&](OpBuilder &b, Value a) {
+      for (auto [i, v] : llvm::enumerate(values)) {
+        int64_t at = int64_t(i);
+        Type element = getElementTypeOrSelf(v.type);
+        Value fields[] = {address(b, names[i]), address(b, shapes[i]),
+                          constant(b, e.i32, ranks[i]),
+                          constant(b, e.i32, dtypeOf(element)),
+                          constant(b, e.i32, v.role),
+                          constant(b, e.i32, v.updates)};
+        for (auto [f, field] : llvm::enumerate(fields))
+          a = LLVM::InsertValueOp::create(b, loc, a, field,
+                                          ArrayRef<int64_t>{at, int64_t(f)});
+      }
+      return a;
+    });
+    return symbol;
+  };
+
+  struct Emitted {
+    std::string name, invoke, args, results;
+  };
+  SmallVector<Emitted> emitted;
+  for (auto [f, sig] : llvm::enumerate(signatures)) {
+    std::string prefix = "__hwagent_fn" + std::to_string(f);
+    Emitted out;
+    out.name = prefix + "_name";
+    emitString(builder, loc, out.name, sig.function);
+    out.args = emitValues(prefix + "_args", sig.args);
+    out.results = emitValues(prefix + "_results", sig.results);
+    if (withInvokers) {
+      out.invoke = "__hwagent_invoke_" + sig.function;
+      auto type = LLVM::LLVMFunctionType::get(
+          LLVM::LLVMVoidType::get(builder.getContext()), {e.ptr});
+      auto decl = LLVM::LLVMFuncOp::create(builder, loc, out.invoke, type);
+      decl->setAttr(kInvokeOfAttr, builder.getStringAttr(sig.function));
+      decl->setAttr(kInvokeArgsAttr, e.i64Attr(sig.args.size()));
+    }
+    emitted.push_back(out);
+  }
+  auto tableType = LLVM::LLVMArrayType::get(e.function, emitted.size());
+  emitComputed(builder, loc, "__hwagent_functions", tableType,
+               [&](OpBuilder &b, Value a) {
+                 for (auto [i, out] : llvm::enumerate(emitted)) {
+                   int64_t at = int64_t(i);
+                   Value fields[] = {
+                       address(b, out.name), address(b, out.invoke),
+                       address(b, out.args), address(b, out.results),
+                       constant(b, e.i32, signatures[i].args.size()),
+                       constant(b, e.i32, signatures[i].results.size())};
+                   for (auto [k, field] : llvm::enumerate(fields))
+                     a = LLVM::InsertValueOp::create(
+                         b, loc, a, field, ArrayRef<int64_t>{at, int64_t(k)});
+                 }
+                 return a;
+               });
+  return "__hwagent_functions";
+}
+
+void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
+                            ArrayRef<StepSignature> signatures,
+                            bool withInvokers) {
   MLIRContext *ctx = module.getContext();
   Emitter e(ctx);
   Location loc = module.getLoc();
@@ -133,6 +274,8 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
   LLVM::GlobalOp::create(builder, loc, nameType, /*isConstant=*/true,
                          LLVM::Linkage::Internal, "__hwagent_target_name",
                          builder.getStringAttr(name));
+  std::string functionsSymbol =
+      emitFunctions(builder, loc, e, signatures, withInvokers);
 
   // The model: scalars, pointers to the arrays, links and compile times.
   auto modelGlobal = LLVM::GlobalOp::create(
@@ -151,7 +294,7 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
   for (int64_t v :
        {int64_t(HWAGENT_MODEL_INFO_VERSION), int64_t(HWAGENT_NUM_BACKENDS),
         int64_t(table.regions.size()), int64_t(table.programs.size()),
-        int64_t(table.edges.size()), int64_t(0)})
+        int64_t(table.edges.size()), int64_t(signatures.size())})
     insert(constant(e.i32, e.i32Attr(v)));
   auto address = [&](LLVM::GlobalOp global, StringRef symbol) -> Value {
     if (!global && symbol.empty())
@@ -182,6 +325,7 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table) {
     model = LLVM::InsertValueOp::create(
         ib, loc, model, constant(e.f64, e.f64Attr(table.compile[b])),
         ArrayRef<int64_t>{compileField, b});
+  insert(address({}, functionsSymbol));
   LLVM::ReturnOp::create(ib, loc, model);
 
   // The accessor generated code and drivers call.

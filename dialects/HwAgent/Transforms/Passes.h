@@ -29,6 +29,12 @@ llvm::cl::ValuesClass strategyValues();
 /// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).
 constexpr int64_t kDefaultKernelMinFlops = 65536;
 
+/// On the packed entry points hwagent-lower-to-runtime declares
+/// (`__hwagent_invoke_<fn>`): the function they call and its argument count;
+/// hwagent-emit-invokers defines them and drops both.
+inline constexpr llvm::StringLiteral kInvokeOfAttr = "hwagent_rt.invoke_of";
+inline constexpr llvm::StringLiteral kInvokeArgsAttr = "hwagent_rt.num_args";
+
 #define GEN_PASS_DECL
 #include "HwAgent/Transforms/Passes.h.inc"
 

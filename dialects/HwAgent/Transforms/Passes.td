@@ -248,6 +248,20 @@ def ExpandStridedCopies : Pass<"hwagent-expand-strided-copies", "::mlir::ModuleO
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def EmitInvokers : Pass<"hwagent-emit-invokers", "::mlir::ModuleOp"> {
+  let summary = "Define the packed entry points of the model's functions";
+  let description = [{
+    hwagent-lower-to-runtime declares `__hwagent_invoke_<fn>(ptr)` for
+    every public function and lists it in the model info's function table.
+    After the LLVM lowering this pass defines each: it loads argument i's
+    address from slot i of the array it receives and calls
+    `_mlir_ciface_<fn>` with them, passing (or storing) the results through
+    the last slot. The runtime's hwagent_step_t calls functions only through
+    these, so no driver writes memref descriptors by hand.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def FreshOutputs : Pass<"hwagent-fresh-outputs", "::mlir::func::FuncOp"> {
   let summary = "Give linalg ops that overwrite their output a tensor.empty init";
   let description = [{

@@ -2,18 +2,19 @@
 //
 // What hwagent-run and the step benchmarks share: partition a training step
 // (unless it already is), lower it to the runtime and LLVM, JIT-compile it,
-// make deterministic inputs and parameters, and run steps that feed the
-// updated parameters back.
+// hold one host buffer per argument, and run steps through the runtime's
+// named binding (hwagent_step_t), which copies every parameter's new value
+// back into its buffer.
 //
-// A training step is `(args...) -> (loss, params'...)`: result 0 is the
-// loss (a scalar f32), every further result is the new value of one
-// argument (a parameter). Which argument: the one marked
-// `{hwagent.param = <result index>}`, or given by RunnerOptions::paramArgs
-// (`--params` on the command line), or else the arguments of the result's
-// type taken in order (so `(inputs..., params...)` and torch-mlir's
-// `(params..., inputs...)` both work). The other arguments are inputs:
-// f32 data, one-hot rows for `{hwagent.input = "one_hot"}`, or integer
-// class labels (i32/i64) in [0, classes). docs/runtime.md.
+// A training step is `(args...) -> (loss, params'...)`; which argument each
+// result updates and every value's name and role: StepSignature.h. The
+// other arguments are inputs (data) and labels. Without a dataset they are
+// filled deterministically from the seed: N(0, 1) data, one-hot rows for
+// `{hwagent.input = "one_hot"}`, integer class labels in [0, classes),
+// N(0, 1/fan_in) parameters. An evaluation function (`@eval_step` by
+// default) is compiled with the step when the module has it; its arguments
+// named like the step's parameters share their buffers. docs/runtime.md,
+// docs/training.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,12 +25,12 @@
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -41,6 +42,8 @@ namespace mlir::hwagent {
 
 struct RunnerOptions {
   std::string entry = "train_step";
+  /// The evaluation function, compiled and run when the module has it.
+  std::string evalEntry = "eval_step";
   std::string target = "apple-m4";
   std::string strategy = "optimal";
   /// Extra partition-backends options ("backends=cpu,ane ...").
@@ -65,6 +68,24 @@ struct RunnerOptions {
 /// translations); call before creating the context.
 void registerRunnerDialects(DialectRegistry &registry);
 
+/// The host buffer of one argument of a compiled function.
+struct ArgBuffer {
+  std::string name;
+  hwagent_role_t role = HWAGENT_ROLE_INPUT;
+  hwagent_dtype_t dtype = HWAGENT_DTYPE_F32;
+  std::vector<int64_t> shape;
+  int64_t elements = 1;
+  /// Storage (empty when the buffer is another function's: `shared`).
+  std::vector<char> storage;
+  /// The buffer it uses when it shares one (an evaluation function's
+  /// parameter), else null.
+  ArgBuffer *shared = nullptr;
+
+  char *data() { return shared ? shared->data() : storage.data(); }
+  const char *data() const { return shared ? shared->data() : storage.data(); }
+  int64_t bytes() const { return elements * hwagent_dtype_size(dtype); }
+};
+
 class TrainingRunner {
 public:
   /// Prepares `module` (consumed). Errors are reported on `errs`.
@@ -76,11 +97,25 @@ public:
   /// Runs one step and ends it in the runtime; returns the loss (NaN and an
   /// error on `errs` when the step cannot run).
   float step(llvm::raw_ostream &errs);
+  /// Runs the evaluation function once on its buffers (not a training step
+  /// for the runtime's statistics); `results` gets each scalar result by
+  /// name. False (with the error) when it cannot run.
+  bool evaluate(std::vector<std::pair<std::string, double>> &results,
+                llvm::raw_ostream &errs);
   /// Ends the session: flushes the log and trace, writes the profile.
   /// Returns false (with the message on `errs`) when an output failed.
   bool finish(llvm::raw_ostream &errs);
 
   hwagent_session_t *getSession() const { return session; }
+  /// The training step's arguments, in order, and the evaluation
+  /// function's (empty without one).
+  std::vector<ArgBuffer> &getArgs() { return args; }
+  std::vector<ArgBuffer> &getEvalArgs() { return evalArgs; }
+  bool hasEval() const { return evalStep != nullptr; }
+  const std::string &getEvalEntry() const { return evalEntry; }
+  /// Argument indices of the parameters (in result order) and the rest.
+  const std::vector<unsigned> &getParams() const { return params; }
+  const std::vector<unsigned> &getInputs() const { return inputs; }
   unsigned getNumInputs() const { return inputs.size(); }
   unsigned getNumParams() const { return params.size(); }
   double getCompileSeconds() const { return compileSeconds; }
@@ -91,26 +126,18 @@ public:
   std::pair<double, double> paramChecksum(unsigned p) const;
 
 private:
-  struct Tensor;
   TrainingRunner();
 
   OwningOpRef<ModuleOp> module;
   std::unique_ptr<ExecutionEngine> engine;
   hwagent_session_t *session = nullptr;
-  std::string entry;
+  hwagent_step_t *trainStep = nullptr;
+  hwagent_step_t *evalStep = nullptr;
+  std::string entry, evalEntry;
   double compileSeconds = 0;
   int64_t peakBytes = 0;
-  /// Every argument, in order; inputs and params index into it.
-  std::vector<std::unique_ptr<Tensor>> args;
+  std::vector<ArgBuffer> args, evalArgs;
   std::vector<unsigned> inputs, params;
-  /// Result layout: byte offset of each result in the returned struct.
-  std::vector<size_t> resultOffsets;
-  std::vector<char> results;
-  /// The step's signature, read before lowering (the module holds LLVM
-  /// functions afterwards).
-  FunctionType stepType;
-  /// Buffers the generated code returned that the runner now owns.
-  std::vector<void *> owned;
 };
 
 } // namespace mlir::hwagent

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 /** Bumped on any incompatible change of this header. */
-#define HWAGENT_RT_API_VERSION 2u
+#define HWAGENT_RT_API_VERSION 3u
 
 /** The version the linked library implements. */
 HWAGENT_RT_API uint32_t hwagent_rt_api_version(void);
@@ -88,10 +88,49 @@ typedef enum hwagent_thermal {
   HWAGENT_THERMAL_CRITICAL = 3,
 } hwagent_thermal_t;
 
+/** Element types of the tensors a step binds and the files hold. */
+typedef enum hwagent_dtype {
+  HWAGENT_DTYPE_F32 = 0,
+  HWAGENT_DTYPE_F16 = 1,
+  HWAGENT_DTYPE_F64 = 2,
+  HWAGENT_DTYPE_I32 = 3,
+  HWAGENT_DTYPE_I64 = 4,
+  HWAGENT_DTYPE_I8 = 5,
+  HWAGENT_DTYPE_U8 = 6,
+  HWAGENT_DTYPE_BOOL = 7,
+} hwagent_dtype_t;
+
+#define HWAGENT_NUM_DTYPES 8
+
+/** "f32", "f16", "f64", "i32", "i64", "i8", "u8", "bool"; "unknown". */
+HWAGENT_RT_API const char *hwagent_dtype_name(int32_t dtype);
+/** Bytes of one element (0 for an unknown dtype). */
+HWAGENT_RT_API int64_t hwagent_dtype_size(int32_t dtype);
+
+/** What a step's argument or result is to a trainer. */
+typedef enum hwagent_role {
+  /** Data fed every step (a batch of samples). */
+  HWAGENT_ROLE_INPUT = 0,
+  /** Targets: integer class labels or one-hot rows. */
+  HWAGENT_ROLE_LABEL = 1,
+  /** A trained parameter; as a result, its new value. */
+  HWAGENT_ROLE_PARAMETER = 2,
+  /** Result 0 of a training step. */
+  HWAGENT_ROLE_LOSS = 3,
+  /** Any other result (logits, a correct count...). */
+  HWAGENT_ROLE_OUTPUT = 4,
+} hwagent_role_t;
+
+/** "input", "label", "parameter", "loss", "output"; "unknown". */
+HWAGENT_RT_API const char *hwagent_role_name(int32_t role);
+
+/** Largest rank of a tensor the C API binds. */
+#define HWAGENT_MAX_RANK 8
+
 /* ---- The compiled model (written by the compiler, read by the runtime) - */
 
 /** Bumped on any change of the structs below. */
-#define HWAGENT_MODEL_INFO_VERSION 1u
+#define HWAGENT_MODEL_INFO_VERSION 2u
 
 /** Price of moving data from one backend to another. */
 typedef struct hwagent_link_info {
@@ -154,6 +193,35 @@ typedef struct hwagent_edge_info {
   int64_t convert_bytes;
 } hwagent_edge_info_t;
 
+/** One argument or result of a compiled function. */
+typedef struct hwagent_value_info {
+  /** `{hwagent.name}` in the IR, the parameter's name for its update,
+   *  "loss", else "arg<i>" / "result<i>" (docs/training.md). */
+  const char *name;
+  /** `rank` sizes; -1 for a dynamic size. */
+  const int64_t *shape;
+  int32_t rank;
+  /** A hwagent_dtype_t (-1: not bindable through the C API). */
+  int32_t dtype;
+  /** A hwagent_role_t. */
+  int32_t role;
+  /** For a result: the argument it is the new value of (-1: none). */
+  int32_t updates;
+} hwagent_value_info_t;
+
+/** A public function of the compiled module. */
+typedef struct hwagent_function_info {
+  const char *name;
+  /** Calls the function: args[i] points at argument i (a memref descriptor
+   *  for a tensor, the value for a scalar); args[num_args] at the results
+   *  (the struct MLIR's C interface returns). hwagent_step_t wraps it. */
+  void (*invoke)(void **args);
+  const hwagent_value_info_t *args;
+  const hwagent_value_info_t *results;
+  uint32_t num_args;
+  uint32_t num_results;
+} hwagent_function_info_t;
+
 typedef struct hwagent_model_info {
   /** HWAGENT_MODEL_INFO_VERSION. */
   uint32_t version;
@@ -162,7 +230,7 @@ typedef struct hwagent_model_info {
   uint32_t num_regions;
   uint32_t num_programs;
   uint32_t num_edges;
-  uint32_t reserved;
+  uint32_t num_functions;
   /** Name of the target the step was partitioned for. */
   const char *target;
   const hwagent_region_info_t *regions;
@@ -172,6 +240,8 @@ typedef struct hwagent_model_info {
   hwagent_link_info_t links[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS];
   /** Seconds to build a program's variant on a backend the first time. */
   double compile[HWAGENT_NUM_BACKENDS];
+  /** The module's public functions (training and evaluation steps). */
+  const hwagent_function_info_t *functions;
 } hwagent_model_info_t;
 
 /* ---- Sessions ----------------------------------------------------------- */
@@ -288,6 +358,103 @@ HWAGENT_RT_API void hwagent_rt_begin(int64_t program, int32_t backend);
  *  the execution failed and generated code must re-run the CPU variant. */
 HWAGENT_RT_API int32_t hwagent_rt_end(int64_t program, int32_t backend,
                                       int32_t nonfinite);
+
+/** Writes one metrics record into the session's log (when it has one):
+ *  {"type": type, "step": steps so far, keys[i]: values[i]...}; a
+ *  non-finite value is written as null. */
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_log_metrics(hwagent_session_t *session, const char *type,
+                            const char *const *keys, const double *values,
+                            uint32_t count);
+
+/** Forgets the executions since the last step end as part of a training
+ *  step (an evaluation ran in between): the next step's time, launches and
+ *  faults count from here. Per-program statistics keep them. */
+HWAGENT_RT_API hwagent_status_t
+hwagent_session_discard_step(hwagent_session_t *session);
+
+/* ---- Tensors, steps bound by name ---------------------------------------- */
+
+/** A dense row-major tensor: a view, never owning `data`. */
+typedef struct hwagent_tensor {
+  const char *name;
+  void *data;
+  int64_t shape[HWAGENT_MAX_RANK];
+  int32_t rank;
+  /** A hwagent_dtype_t. */
+  int32_t dtype;
+} hwagent_tensor_t;
+
+/** Elements of a tensor (1 for rank 0). */
+HWAGENT_RT_API int64_t hwagent_tensor_elements(const hwagent_tensor_t *tensor);
+
+/** The public function `name` of a compiled model, NULL if none. */
+HWAGENT_RT_API const hwagent_function_info_t *
+hwagent_model_function(const hwagent_model_info_t *model, const char *name);
+
+/** A compiled function with its arguments bound to the caller's buffers by
+ *  name: no memref descriptors by hand. */
+typedef struct hwagent_step hwagent_step_t;
+
+/** A step calling function `function` of `model`. */
+HWAGENT_RT_API hwagent_status_t
+hwagent_step_create(const hwagent_model_info_t *model, const char *function,
+                    hwagent_step_t **step);
+HWAGENT_RT_API void hwagent_step_destroy(hwagent_step_t *step);
+/** Binds argument `name` to `data` (the caller's, row-major, kept alive
+ *  while bound). The dtype and shape must be the argument's: the error
+ *  names the argument, what it is and what was given. */
+HWAGENT_RT_API hwagent_status_t hwagent_step_bind(hwagent_step_t *step,
+                                                  const char *name, void *data,
+                                                  int32_t dtype, int32_t rank,
+                                                  const int64_t *shape);
+/** Runs the function on the current session (hwagent_session_make_current).
+ *  Every argument must be bound. A result that updates an argument (a
+ *  parameter's new value) is copied into that argument's buffer, so the
+ *  caller's parameters are current after each run; the other results stay
+ *  readable through hwagent_step_result until the next run. */
+HWAGENT_RT_API hwagent_status_t hwagent_step_run(hwagent_step_t *step);
+/** Result `name` of the last run (a view owned by the step). */
+HWAGENT_RT_API hwagent_status_t hwagent_step_result(const hwagent_step_t *step,
+                                                    const char *name,
+                                                    hwagent_tensor_t *result);
+/** The function the step calls (its arguments' and results' names, roles,
+ *  dtypes and shapes). */
+HWAGENT_RT_API const hwagent_function_info_t *
+hwagent_step_function(const hwagent_step_t *step);
+
+/** Tensors in the files users have: NumPy .npy (one array, named after the
+ *  file's stem) and .npz (one per member, compressed or not), safetensors.
+ *  .npy and safetensors are memory-mapped; an .npz member is read once. */
+typedef struct hwagent_tensor_file hwagent_tensor_file_t;
+
+/** Opens `path` by its extension; the error names the file and what is
+ *  wrong with it (truncated, a dtype the API lacks, Fortran order...). */
+HWAGENT_RT_API hwagent_status_t
+hwagent_tensor_file_open(const char *path, hwagent_tensor_file_t **file);
+HWAGENT_RT_API void hwagent_tensor_file_close(hwagent_tensor_file_t *file);
+HWAGENT_RT_API uint32_t
+hwagent_tensor_file_count(const hwagent_tensor_file_t *file);
+/** Tensor `index` (in the file's order); views valid until close. */
+HWAGENT_RT_API hwagent_status_t
+hwagent_tensor_file_get(const hwagent_tensor_file_t *file, uint32_t index,
+                        hwagent_tensor_t *tensor);
+/** The tensor called `name`; HWAGENT_NOT_FOUND if none. */
+HWAGENT_RT_API hwagent_status_t
+hwagent_tensor_file_find(const hwagent_tensor_file_t *file, const char *name,
+                         hwagent_tensor_t *tensor);
+/** A safetensors file's `__metadata__` value for `key`, NULL if none. */
+HWAGENT_RT_API const char *
+hwagent_tensor_file_metadata(const hwagent_tensor_file_t *file,
+                             const char *key);
+
+/** Writes `count` tensors to `path` as safetensors, atomically (a
+ *  temporary file, flushed to disk, renamed over `path`: a reader sees the
+ *  old file or the new one, never a torn one). `metadata` holds
+ *  `num_metadata` key/value string pairs for `__metadata__`. */
+HWAGENT_RT_API hwagent_status_t hwagent_safetensors_write(
+    const char *path, const hwagent_tensor_t *tensors, uint32_t count,
+    const char *const *metadata, uint32_t num_metadata);
 
 /* ---- Telemetry ---------------------------------------------------------- */
 
@@ -418,8 +585,14 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24,
                          "hwagent_edge_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
                          "hwagent_model_info_t.links");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) == 56 + 24 * 9 + 8 * 3,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) ==
+                             56 + 24 * 9 + 8 * 3 + 8,
                          "hwagent_model_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_value_info_t) == 32,
+                         "hwagent_value_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_function_info_t) == 40,
+                         "hwagent_function_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_tensor_t) == 88, "hwagent_tensor_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 64,
                          "hwagent_program_stats_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 72,

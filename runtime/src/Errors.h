@@ -1,0 +1,27 @@
+//===- Errors.h - status codes and the thread's last message ----*- C++ -*-===//
+//
+// The C ABI's error convention (hwagent_rt.h): a failing call returns a
+// status and leaves its message for hwagent_error_message(); the library
+// never prints. Every C entry point reports through these two.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_RT_ERRORS_H
+#define HWAGENT_RT_ERRORS_H
+
+#include "hwagent_rt/hwagent_rt.h"
+
+#include "absl/status/status.h"
+
+#include <string>
+
+namespace hwagent_rt {
+
+/// Sets the thread's message; returns `code`.
+hwagent_status_t fail(hwagent_status_t code, std::string message);
+/// HWAGENT_OK, or the status code and message of `status`.
+hwagent_status_t report(const absl::Status &status);
+
+} // namespace hwagent_rt
+
+#endif // HWAGENT_RT_ERRORS_H
