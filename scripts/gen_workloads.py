@@ -343,14 +343,27 @@ class Emitter:
 ONE_HOT = {"%y_onehot"}
 
 
-def function(name, args, results, em, header_comment):
+def function(name, args, results, em, header_comment, named=False, result_names=None, one_hot=ONE_HOT):
+    """named: every argument carries its name ({hwagent.name}), which
+    datasets and checkpoints bind to; result_names name the results."""
     body_lines = em.consts + em.lines
-    # hwagent-run fills inputs marked one_hot with one-hot rows (labels).
-    sig = ", ".join(f"{a}: {shape_str(s)}" + (' {hwagent.input = "one_hot"}' if a in ONE_HOT else "")
-                    for a, s in args)
+
+    def arg_attrs(a):
+        attrs = []
+        if named:
+            attrs.append(f'hwagent.name = "{a[1:]}"')
+        # hwagent-run fills inputs marked one_hot with one-hot rows (labels).
+        if a in one_hot:
+            attrs.append('hwagent.input = "one_hot"')
+        return " {" + ", ".join(attrs) + "}" if attrs else ""
+    sig = ", ".join(f"{a}: {shape_str(s)}" + arg_attrs(a) for a, s in args)
     res_types = ", ".join(shape_str(s) for _, s in results)
+    if result_names:
+        res_sig = ", ".join(f'{shape_str(s)} {{hwagent.name = "{n}"}}' for (_, s), n in zip(results, result_names))
+    else:
+        res_sig = res_types
     res_vals = ", ".join(v for v, _ in results)
-    out = [header_comment, f"func.func @{name}({sig})", f"    -> ({res_types}) {{"]
+    out = [header_comment, f"func.func @{name}({sig})", f"    -> ({res_sig}) {{"]
     out += body_lines
     out.append(f"  return {res_vals} : {res_types}")
     out.append("}")
@@ -675,6 +688,108 @@ def lstm(cfg):
                     f"// backpropagation through time are scf.for loops. MSE on the last hidden state, SGD (lr {lr}).")
 
 
+def correct_count(em, z, y):
+    """Rows of logits z whose target class (one-hot y) has the largest
+    logit, as an f32 scalar."""
+    m = em.reduce_rows(z, "max", float("-inf"))
+    yz = em.reduce_rows(em.mul(y, z))
+    one, zero = em.scalar(1.0), em.scalar(0.0)
+
+    def hit(a):
+        ok = em.op(f"arith.cmpf oge, {a[0]}, {a[1]} : f32")
+        return em.op(f"arith.select {ok}, {one}, {zero} : f32")
+    hits = em.generic([(yz, ["d0"]), (m, ["d0"])], em.shape(yz), ["d0"], ["parallel"], hit, hint="hit")
+    return em.sum_all(hits)
+
+
+def digits_mlp_forward(em, cfg):
+    b, i, h, k = cfg["batch"], 64, cfg["hidden"], 10
+    x, y = em.typed("%x", [b, i]), em.typed("%y", [b, k])
+    w1, b1 = em.typed("%w1", [i, h]), em.typed("%b1", [h])
+    w2, b2 = em.typed("%w2", [h, k]), em.typed("%b2", [k])
+    z1 = em.ew_bcast(lambda a: em.op(f"arith.addf {a[0]}, {a[1]} : f32"), em.matmul(x, w1), b1, ["d1"])
+    a1 = em.relu(z1)
+    z2 = em.ew_bcast(lambda a: em.op(f"arith.addf {a[0]}, {a[1]} : f32"), em.matmul(a1, w2), b2, ["d1"])
+    return (x, y, [w1, b1, w2, b2]), (z1, a1, z2)
+
+
+def digits_mlp(cfg):
+    """scikit-learn's digits (8x8 images as 64 values, 10 classes): an MLP
+    64 -> hidden -> 10 with softmax cross-entropy and plain SGD, and its
+    evaluation function (loss and correct count of a batch)."""
+    b, h, lr = cfg["batch"], cfg["hidden"], cfg["lr"]
+    em = Emitter()
+    (x, y, params), (z1, a1, z2) = digits_mlp_forward(em, cfg)
+    w1, b1, w2, b2 = params
+    loss, dz2 = softmax_xent(em, z2, y)
+    dw2, db2 = em.matmul(a1, dz2, ta=True), em.reduce_first(dz2)
+    dz1 = em.relu_grad(z1, em.matmul(dz2, w2, tb=True))
+    dw1, db1 = em.matmul(x, dz1, ta=True), em.reduce_first(dz1)
+    results = [(loss, [])] + [(em.sgd(p, g, lr), em.shape(p)) for p, g in
+                              [(w1, dw1), (b1, db1), (w2, dw2), (b2, db2)]]
+    args = [(v, em.shape(v)) for v in [x, y] + params]
+    train = function("train_step", args, results, em,
+                     f"// Digits MLP 64 -> {h} -> 10, batch {b}: softmax cross-entropy, SGD (lr {lr}).",
+                     named=True, one_hot={"%y"})
+    ev = Emitter()
+    (x, y, params), (_, _, z2) = digits_mlp_forward(ev, cfg)
+    eloss, _ = softmax_xent(ev, z2, y)
+    correct = correct_count(ev, z2, y)
+    evaluation = function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
+                          [(eloss, []), (correct, [])], ev,
+                          "// Evaluation: mean loss and correct predictions of a batch.",
+                          named=True, result_names=["loss", "correct"], one_hot={"%y"})
+    return train + "\n" + evaluation
+
+
+def digits_cnn_forward(em, cfg):
+    b, c1, c2, k = cfg["batch"], cfg["c1"], cfg["c2"], 10
+    x, y = em.typed("%x", [b, 1, 8, 8]), em.typed("%y", [b, k])
+    w1, w2 = em.typed("%w1", [c1, 1, 3, 3]), em.typed("%w2", [c2, c1, 3, 3])
+    wf, bf = em.typed("%wf", [c2 * 64, k]), em.typed("%bf", [k])
+    z1, xp = em.conv(x, w1, 1)
+    a1 = em.relu(z1)
+    z2, a1p = em.conv(a1, w2, 1)
+    a2 = em.relu(z2)
+    flat = em.collapse(a2, [b, c2 * 64], [[0], [1, 2, 3]])
+    z3 = em.ew_bcast(lambda a: em.op(f"arith.addf {a[0]}, {a[1]} : f32"), em.matmul(flat, wf), bf, ["d1"])
+    return (x, y, [w1, w2, wf, bf]), (xp, z1, a1p, z2, flat, z3)
+
+
+def digits_cnn(cfg):
+    """scikit-learn's digits as 1x8x8 images: conv3x3 1->c1, relu,
+    conv3x3 c1->c2, relu, flatten, linear to 10 classes; softmax
+    cross-entropy, plain SGD; and its evaluation function."""
+    b, c1, c2, lr = cfg["batch"], cfg["c1"], cfg["c2"], cfg["lr"]
+    em = Emitter()
+    (x, y, params), (xp, z1, a1p, z2, flat, z3) = digits_cnn_forward(em, cfg)
+    w1, w2, wf, bf = params
+    loss, dz3 = softmax_xent(em, z3, y)
+    dwf, dbf = em.matmul(flat, dz3, ta=True), em.reduce_first(dz3)
+    dflat = em.matmul(dz3, wf, tb=True)
+    da2 = em.expand(dflat, [b, c2, 8, 8], [[0], [1, 2, 3]])
+    dz2 = em.relu_grad(z2, da2)
+    dw2 = em.conv_grad_filter(dz2, a1p, [c2, c1, 3, 3])
+    dz1 = em.relu_grad(z1, em.conv_grad_input(dz2, w2, 1, [b, c1, 8, 8]))
+    dw1 = em.conv_grad_filter(dz1, xp, [c1, 1, 3, 3])
+    results = [(loss, [])] + [(em.sgd(p, g, lr), em.shape(p)) for p, g in
+                              [(w1, dw1), (w2, dw2), (wf, dwf), (bf, dbf)]]
+    args = [(v, em.shape(v)) for v in [x, y] + params]
+    train = function("train_step", args, results, em,
+                     f"// Digits CNN, batch {b}, 1x8x8 input: conv3x3 1->{c1}, relu, conv3x3 {c1}->{c2}, relu,\n"
+                     f"// flatten, linear {c2 * 64}->10; softmax cross-entropy, SGD (lr {lr}).",
+                     named=True, one_hot={"%y"})
+    ev = Emitter()
+    (x, y, params), (_, _, _, _, _, z3) = digits_cnn_forward(ev, cfg)
+    eloss, _ = softmax_xent(ev, z3, y)
+    correct = correct_count(ev, z3, y)
+    evaluation = function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
+                          [(eloss, []), (correct, [])], ev,
+                          "// Evaluation: mean loss and correct predictions of a batch.",
+                          named=True, result_names=["loss", "correct"], one_hot={"%y"})
+    return train + "\n" + evaluation
+
+
 WORKLOADS = {
     "mlp": (mlp, dict(batch=8, **{"in": 16}, hidden=32, out=4, lr=0.01),
             dict(batch=4, **{"in": 8}, hidden=8, out=4, lr=0.05)),
@@ -682,6 +797,8 @@ WORKLOADS = {
             dict(batch=4, channels=3, size=8, stem=8, width=16, classes=4, lr=0.1)),
     "transformer": (transformer, dict(seq=2048, dim=4096, heads=32, ffn=11008, lr=1e-4),
                     dict(seq=8, dim=16, heads=2, ffn=24, lr=0.01)),
+    "digits_mlp": (digits_mlp, dict(batch=32, hidden=64, lr=0.2), dict(batch=32, hidden=64, lr=0.2)),
+    "digits_cnn": (digits_cnn, dict(batch=32, c1=8, c2=16, lr=0.05), dict(batch=32, c1=8, c2=16, lr=0.05)),
     "lstm": (lstm, dict(steps=16, batch=4, **{"in": 8}, hidden=16, lr=0.05),
              dict(steps=4, batch=2, **{"in": 4}, hidden=4, lr=0.1)),
 }

@@ -16,6 +16,9 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%models", config.shared_models_dir))
 config.substitutions.append(("%examples", os.path.join(config.hwagent_src_root, "examples")))
 config.substitutions.append(("%scripts", os.path.join(config.hwagent_src_root, "scripts")))
+# Debian's Python, with the python3-numpy and python3-sklearn that
+# scripts/dev installs (the data tests export scikit-learn's digits with it).
+config.substitutions.append(("%pydata", "/usr/bin/python3"))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]

@@ -439,7 +439,7 @@ int main(int argc, char **argv) {
         epoch, loss);
     if (hasCorrect)
       llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * accuracy);
-    llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", samples,
+    llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", int64_t(samples),
                                   runner->getEvalEntry());
     const char *keys[] = {"epoch", "val_loss", "val_accuracy", "samples"};
     double values[] = {double(epoch), loss, accuracy, samples};
