@@ -252,7 +252,7 @@ func.func @train_step(%x: tensor<32x1x8x8xf32> {hwagent.name = "x"}, %y: tensor<
 }
 
 // Evaluation: mean loss and correct predictions of a batch.
-func.func @eval_step(%x: tensor<32x1x8x8xf32> {hwagent.name = "x"}, %y: tensor<32x10xf32> {hwagent.name = "y", hwagent.input = "one_hot"}, %w1: tensor<8x1x3x3xf32> {hwagent.name = "w1"}, %w2: tensor<16x8x3x3xf32> {hwagent.name = "w2"}, %wf: tensor<1024x10xf32> {hwagent.name = "wf"}, %bf: tensor<10xf32> {hwagent.name = "bf"})
+func.func @eval_step(%x: tensor<32x1x8x8xf32> {hwagent.name = "x"}, %y: tensor<32x10xf32> {hwagent.name = "y", hwagent.input = "one_hot"}, %w1: tensor<8x1x3x3xf32> {hwagent.name = "w1", hwagent.role = "parameter"}, %w2: tensor<16x8x3x3xf32> {hwagent.name = "w2", hwagent.role = "parameter"}, %wf: tensor<1024x10xf32> {hwagent.name = "wf", hwagent.role = "parameter"}, %bf: tensor<10xf32> {hwagent.name = "bf", hwagent.role = "parameter"})
     -> (tensor<f32> {hwagent.name = "loss"}, tensor<f32> {hwagent.name = "correct"}) {
   %c1 = arith.constant 0.0 : f32
   %c20 = arith.constant 0xFF800000 : f32

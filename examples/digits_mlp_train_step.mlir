@@ -210,7 +210,7 @@ func.func @train_step(%x: tensor<32x64xf32> {hwagent.name = "x"}, %y: tensor<32x
 }
 
 // Evaluation: mean loss and correct predictions of a batch.
-func.func @eval_step(%x: tensor<32x64xf32> {hwagent.name = "x"}, %y: tensor<32x10xf32> {hwagent.name = "y", hwagent.input = "one_hot"}, %w1: tensor<64x64xf32> {hwagent.name = "w1"}, %b1: tensor<64xf32> {hwagent.name = "b1"}, %w2: tensor<64x10xf32> {hwagent.name = "w2"}, %b2: tensor<10xf32> {hwagent.name = "b2"})
+func.func @eval_step(%x: tensor<32x64xf32> {hwagent.name = "x"}, %y: tensor<32x10xf32> {hwagent.name = "y", hwagent.input = "one_hot"}, %w1: tensor<64x64xf32> {hwagent.name = "w1", hwagent.role = "parameter"}, %b1: tensor<64xf32> {hwagent.name = "b1", hwagent.role = "parameter"}, %w2: tensor<64x10xf32> {hwagent.name = "w2", hwagent.role = "parameter"}, %b2: tensor<10xf32> {hwagent.name = "b2", hwagent.role = "parameter"})
     -> (tensor<f32> {hwagent.name = "loss"}, tensor<f32> {hwagent.name = "correct"}) {
   %c1 = arith.constant 0.0 : f32
   %c14 = arith.constant 0xFF800000 : f32

@@ -343,7 +343,8 @@ class Emitter:
 ONE_HOT = {"%y_onehot"}
 
 
-def function(name, args, results, em, header_comment, named=False, result_names=None, one_hot=ONE_HOT):
+def function(name, args, results, em, header_comment, named=False, result_names=None, one_hot=ONE_HOT,
+             params=()):
     """named: every argument carries its name ({hwagent.name}), which
     datasets and checkpoints bind to; result_names name the results."""
     body_lines = em.consts + em.lines
@@ -355,6 +356,10 @@ def function(name, args, results, em, header_comment, named=False, result_names=
         # hwagent-run fills inputs marked one_hot with one-hot rows (labels).
         if a in one_hot:
             attrs.append('hwagent.input = "one_hot"')
+        # An evaluation function's parameters (a training step's are known
+        # from the results that update them).
+        if a in params:
+            attrs.append('hwagent.role = "parameter"')
         return " {" + ", ".join(attrs) + "}" if attrs else ""
     sig = ", ".join(f"{a}: {shape_str(s)}" + arg_attrs(a) for a, s in args)
     res_types = ", ".join(shape_str(s) for _, s in results)
@@ -738,7 +743,7 @@ def digits_mlp(cfg):
     evaluation = function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
                           [(eloss, []), (correct, [])], ev,
                           "// Evaluation: mean loss and correct predictions of a batch.",
-                          named=True, result_names=["loss", "correct"], one_hot={"%y"})
+                          named=True, result_names=["loss", "correct"], one_hot={"%y"}, params=set(params))
     return train + "\n" + evaluation
 
 
@@ -786,7 +791,7 @@ def digits_cnn(cfg):
     evaluation = function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
                           [(eloss, []), (correct, [])], ev,
                           "// Evaluation: mean loss and correct predictions of a batch.",
-                          named=True, result_names=["loss", "correct"], one_hot={"%y"})
+                          named=True, result_names=["loss", "correct"], one_hot={"%y"}, params=set(params))
     return train + "\n" + evaluation
 
 

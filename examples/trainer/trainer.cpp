@@ -1,16 +1,23 @@
 //===- trainer.cpp - a compiled trainer linked with libhwagent_rt ---------===//
 //
-// The small CNN training step, compiled ahead of time by hwagent-opt
-// (partition, lower to the runtime and to LLVM), mlir-translate and llc into
-// an object file, linked with this driver and libhwagent_rt. The driver owns
-// the data, calls the step N times feeding the parameters back, and reads
-// the runtime's statistics. ANE times it prints are simulated.
+// The digits CNN (examples/digits_cnn_train_step.mlir: @train_step and
+// @eval_step), compiled ahead of time by hwagent-opt (partition, lower to the
+// runtime and to LLVM), mlir-translate and llc, linked with this driver and
+// libhwagent_rt. Everything goes through the C API by name: the data and the
+// initial parameters come from the files scripts/digits.py exports (.npz,
+// safetensors), buffers are bound to the step's arguments by name (no memref
+// descriptors by hand), and the trained parameters go to a safetensors
+// checkpoint. ANE times the runtime reports are simulated.
 //
-//   hwagent-cnn-trainer [steps] [--log run.jsonl] [--trace trace.json]
+//   hwagent-digits-trainer <data-dir> [epochs] [--save out.safetensors]
+//                          [--log run.jsonl]
+//
+// <data-dir> holds digits.npz and digits_cnn_init.safetensors
+// (`scripts/digits.py export --out <data-dir>`). The first 80 % of the
+// samples train (in order), the rest are held out.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include <cmath>
@@ -18,164 +25,227 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
+#include <string>
 #include <vector>
 
-/// A memref descriptor as MLIR's LLVM lowering lays it out.
-template <int N> struct Memref {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[N];
-  int64_t strides[N];
-};
-struct Scalar {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-};
-struct Results {
-  Scalar loss;
-  Memref<4> wStem;
-  Memref<3> wDw;
-  Memref<4> wPw;
-  Memref<4> wConv;
-  Memref<2> wFc;
-  Memref<1> bFc;
-};
-
-extern "C" void _mlir_ciface_train_step(Results *, Memref<4> *x, Memref<2> *y,
-                                        Memref<4> *, Memref<3> *, Memref<4> *,
-                                        Memref<4> *, Memref<2> *, Memref<1> *);
 extern "C" const hwagent_model_info_t *__hwagent_model_info();
 
-template <int N>
-static Memref<N> wrap(std::vector<float> &data, const int64_t (&shape)[N]) {
-  Memref<N> m;
-  m.allocated = m.aligned = data.data();
-  m.offset = 0;
-  int64_t stride = 1;
-  for (int i = N - 1; i >= 0; --i) {
-    m.sizes[i] = shape[i];
-    m.strides[i] = stride;
-    stride *= shape[i];
-  }
-  return m;
+namespace {
+
+int fail(const std::string &what) {
+  std::fprintf(stderr, "trainer: %s: %s\n", what.c_str(),
+               hwagent_error_message());
+  return 1;
 }
 
-template <int N>
-static std::vector<float> init(const int64_t (&shape)[N], double fan,
-                               std::mt19937 &rng) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = fan > 0 ? normal(rng) / std::sqrt(fan) : 0.0f;
-  return v;
+/// A host buffer for one argument, shaped as the model info says.
+struct Buffer {
+  const hwagent_value_info_t *info;
+  std::vector<char> bytes;
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int32_t d = 0; d < info->rank; ++d)
+      n *= info->shape[d];
+    return n;
+  }
+  float *f32() { return reinterpret_cast<float *>(bytes.data()); }
+};
+
+/// Binds every argument of `step` to a buffer; parameters share `params`.
+bool bindAll(hwagent_step_t *step, std::vector<Buffer> &own,
+             std::vector<Buffer> &params) {
+  const hwagent_function_info_t *fn = hwagent_step_function(step);
+  own.clear();
+  own.reserve(fn->num_args);
+  for (uint32_t a = 0; a < fn->num_args; ++a) {
+    const hwagent_value_info_t &info = fn->args[a];
+    Buffer *buffer = nullptr;
+    for (Buffer &p : params)
+      if (std::strcmp(p.info->name, info.name) == 0)
+        buffer = &p;
+    if (!buffer) {
+      own.push_back({&info, {}});
+      buffer = &own.back();
+      buffer->bytes.resize(buffer->elements() *
+                           hwagent_dtype_size(info.dtype));
+    }
+    if (hwagent_step_bind(step, info.name, buffer->bytes.data(), info.dtype,
+                          info.rank, info.shape) != HWAGENT_OK)
+      return false;
+  }
+  return true;
 }
+
+Buffer *find(std::vector<Buffer> &buffers, const char *name) {
+  for (Buffer &b : buffers)
+    if (std::strcmp(b.info->name, name) == 0)
+      return &b;
+  return nullptr;
+}
+
+/// Copies samples [first, first + batch) into the "x" and one-hot "y"
+/// buffers.
+void fill(std::vector<Buffer> &args, const hwagent_tensor_t &x,
+          const hwagent_tensor_t &y, int64_t first) {
+  Buffer *xb = find(args, "x"), *yb = find(args, "y");
+  int64_t batch = xb->info->shape[0], sample = xb->elements() / batch;
+  int64_t classes = yb->info->shape[1];
+  std::memcpy(xb->bytes.data(),
+              static_cast<const float *>(x.data) + first * sample,
+              batch * sample * sizeof(float));
+  std::fill(yb->f32(), yb->f32() + yb->elements(), 0.0f);
+  for (int64_t i = 0; i < batch; ++i)
+    yb->f32()[i * classes +
+              static_cast<const int64_t *>(y.data)[first + i]] = 1.0f;
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
-  int steps = 50;
-  const char *log = nullptr, *trace = nullptr;
+  std::string dir, save, log;
+  int epochs = 3;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--log") && i + 1 < argc)
+    if (!std::strcmp(argv[i], "--save") && i + 1 < argc)
+      save = argv[++i];
+    else if (!std::strcmp(argv[i], "--log") && i + 1 < argc)
       log = argv[++i];
-    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc)
-      trace = argv[++i];
+    else if (dir.empty())
+      dir = argv[i];
     else
-      steps = std::atoi(argv[i]);
+      epochs = std::atoi(argv[i]);
+  }
+  if (dir.empty()) {
+    std::fprintf(stderr, "usage: hwagent-digits-trainer <data-dir> [epochs] "
+                         "[--save out.safetensors] [--log run.jsonl]\n");
+    return 2;
   }
   if (hwagent_rt_api_version() != HWAGENT_RT_API_VERSION) {
     std::fprintf(stderr, "libhwagent_rt API %u, built against %u\n",
                  hwagent_rt_api_version(), HWAGENT_RT_API_VERSION);
     return 1;
   }
+  // The data and the initial parameters.
+  hwagent_tensor_file_t *data = nullptr, *init = nullptr;
+  if (hwagent_tensor_file_open((dir + "/digits.npz").c_str(), &data) !=
+          HWAGENT_OK ||
+      hwagent_tensor_file_open((dir + "/digits_cnn_init.safetensors").c_str(),
+                               &init) != HWAGENT_OK)
+    return fail("reading the data");
+  hwagent_tensor_t x, y;
+  if (hwagent_tensor_file_find(data, "x", &x) != HWAGENT_OK ||
+      hwagent_tensor_file_find(data, "y", &y) != HWAGENT_OK)
+    return fail("digits.npz");
+  if (x.dtype != HWAGENT_DTYPE_F32 || y.dtype != HWAGENT_DTYPE_I64) {
+    std::fprintf(stderr, "trainer: digits.npz: x must be f32, y i64\n");
+    return 1;
+  }
+
+  // The session and the two compiled functions, bound by name.
+  const hwagent_model_info_t *model = __hwagent_model_info();
   hwagent_options_t options;
   hwagent_options_init(&options);
-  options.log_path = log;
-  options.trace_path = trace;
+  options.log_path = log.empty() ? nullptr : log.c_str();
   hwagent_session_t *session = nullptr;
-  if (hwagent_session_create(__hwagent_model_info(), &options, &session) !=
-      HWAGENT_OK) {
-    std::fprintf(stderr, "cannot create the runtime session: %s\n",
-                 hwagent_error_message());
-    return 1;
-  }
+  hwagent_step_t *train = nullptr, *eval = nullptr;
+  if (hwagent_session_create(model, &options, &session) != HWAGENT_OK)
+    return fail("creating the runtime session");
   hwagent_session_make_current(session);
-
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  const int64_t xs[4] = {4, 3, 8, 8}, ys[2] = {4, 4};
-  const int64_t stem[4] = {8, 3, 3, 3}, dw[3] = {8, 3, 3},
-                pw[4] = {16, 8, 1, 1}, conv[4] = {16, 16, 3, 3},
-                fc[2] = {16, 4}, bias[1] = {4};
-  std::vector<float> xData(4 * 3 * 8 * 8), yData(4 * 4, 0.0f);
-  for (float &v : xData)
-    v = normal(rng);
-  for (int n = 0; n < 4; ++n)
-    yData[n * 4 + (n * 7 + 3) % 4] = 1.0f;
-  std::vector<float> p0 = init(stem, 27, rng), p1 = init(dw, 9, rng),
-                     p2 = init(pw, 8, rng), p3 = init(conv, 144, rng),
-                     p4 = init(fc, 16, rng), p5 = init(bias, 0, rng);
-  Memref<4> x = wrap(xData, xs);
-  Memref<2> y = wrap(yData, ys);
-  Results params{};
-  params.wStem = wrap(p0, stem);
-  params.wDw = wrap(p1, dw);
-  params.wPw = wrap(p2, pw);
-  params.wConv = wrap(p3, conv);
-  params.wFc = wrap(p4, fc);
-  params.bFc = wrap(p5, bias);
-
-  auto hostOwned = [&](float *p) {
-    for (std::vector<float> *v : {&p0, &p1, &p2, &p3, &p4, &p5})
-      if (p == v->data())
-        return true;
-    return false;
-  };
-  float first = 0, last = 0;
-  for (int step = 0; step < steps; ++step) {
-    Results out;
-    _mlir_ciface_train_step(&out, &x, &y, &params.wStem, &params.wDw,
-                            &params.wPw, &params.wConv, &params.wFc,
-                            &params.bFc);
-    last = out.loss.aligned[out.loss.offset];
-    if (step == 0)
-      first = last;
-    hwagent_buffer_free(out.loss.allocated);
-    float *previous[] = {params.wStem.allocated, params.wDw.allocated,
-                         params.wPw.allocated,   params.wConv.allocated,
-                         params.wFc.allocated,   params.bFc.allocated};
-    float *next[] = {out.wStem.allocated, out.wDw.allocated, out.wPw.allocated,
-                     out.wConv.allocated, out.wFc.allocated, out.bFc.allocated};
-    for (int k = 0; k < 6; ++k)
-      if (previous[k] != next[k] && !hostOwned(previous[k]))
-        hwagent_buffer_free(previous[k]);
-    Scalar loss = params.loss;
-    params = out;
-    params.loss = loss;
-    hwagent_session_end_step(session, last);
-    if (step % 10 == 0 || step == steps - 1) {
-      hwagent_step_stats_t stats;
-      hwagent_session_step_stats(session, &stats);
-      std::printf("step %3d  loss %.5f  step %.3f ms (cpu %.0f%% measured, "
-                  "ane %.0f%% simulated)\n",
-                  step, last, stats.last_step_seconds * 1e3,
-                  stats.share[HWAGENT_BACKEND_CPU] * 100,
-                  stats.share[HWAGENT_BACKEND_ANE] * 100);
+  if (hwagent_step_create(model, "train_step", &train) != HWAGENT_OK ||
+      hwagent_step_create(model, "eval_step", &eval) != HWAGENT_OK)
+    return fail("the compiled functions");
+  const hwagent_function_info_t *fn = hwagent_step_function(train);
+  std::vector<Buffer> params;
+  for (uint32_t a = 0; a < fn->num_args; ++a) {
+    const hwagent_value_info_t &info = fn->args[a];
+    if (info.role != HWAGENT_ROLE_PARAMETER)
+      continue;
+    hwagent_tensor_t t;
+    if (hwagent_tensor_file_find(init, info.name, &t) != HWAGENT_OK)
+      return fail("digits_cnn_init.safetensors");
+    params.push_back({&info, {}});
+    Buffer &p = params.back();
+    int64_t bytes = p.elements() * hwagent_dtype_size(info.dtype);
+    if (t.dtype != info.dtype || hwagent_tensor_elements(&t) != p.elements()) {
+      std::fprintf(stderr, "trainer: parameter '%s' does not match the "
+                           "step\n", info.name);
+      return 1;
     }
+    p.bytes.assign(static_cast<char *>(t.data),
+                   static_cast<char *>(t.data) + bytes);
   }
-  for (float *p :
-       {params.wStem.allocated, params.wDw.allocated, params.wPw.allocated,
-        params.wConv.allocated, params.wFc.allocated, params.bFc.allocated})
-    if (!hostOwned(p))
-      hwagent_buffer_free(p);
-  if (hwagent_session_destroy(session) != HWAGENT_OK) {
-    std::fprintf(stderr, "trainer: %s\n", hwagent_error_message());
-    return 1;
+  params.reserve(params.size());
+  std::vector<Buffer> trainArgs, evalArgs;
+  if (!bindAll(train, trainArgs, params) || !bindAll(eval, evalArgs, params))
+    return fail("binding the buffers");
+
+  int64_t samples = x.shape[0];
+  int64_t trainSamples = samples * 4 / 5;
+  int64_t batch = find(trainArgs, "x")->info->shape[0];
+  float first = NAN, last = NAN;
+  double accuracy = 0;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    for (int64_t b = 0; b + batch <= trainSamples; b += batch) {
+      fill(trainArgs, x, y, b);
+      if (hwagent_step_run(train) != HWAGENT_OK)
+        return fail("train_step");
+      hwagent_tensor_t loss;
+      hwagent_step_result(train, "loss", &loss);
+      last = *static_cast<float *>(loss.data);
+      if (std::isnan(first))
+        first = last;
+      hwagent_session_end_step(session, last);
+    }
+    double correct = 0, lossSum = 0;
+    int64_t batches = 0;
+    for (int64_t b = trainSamples; b + batch <= samples; b += batch) {
+      fill(evalArgs, x, y, b);
+      if (hwagent_step_run(eval) != HWAGENT_OK)
+        return fail("eval_step");
+      hwagent_tensor_t loss, hits;
+      hwagent_step_result(eval, "loss", &loss);
+      hwagent_step_result(eval, "correct", &hits);
+      lossSum += *static_cast<float *>(loss.data);
+      correct += *static_cast<float *>(hits.data);
+      ++batches;
+    }
+    hwagent_session_discard_step(session);
+    accuracy = correct / double(batches * batch);
+    hwagent_step_stats_t stats;
+    hwagent_session_step_stats(session, &stats);
+    std::printf("epoch %d  train loss %.5f  validation loss %.5f  accuracy "
+                "%.2f%%  step %.3f ms (cpu %.0f%% measured, ane %.0f%% "
+                "simulated)\n",
+                epoch, last, lossSum / batches, 100 * accuracy,
+                stats.last_step_seconds * 1e3,
+                stats.share[HWAGENT_BACKEND_CPU] * 100,
+                stats.share[HWAGENT_BACKEND_ANE] * 100);
   }
-  std::printf("trainer: loss %.5f -> %.5f over %d steps\n", first, last, steps);
-  return std::isfinite(last) && last < first ? 0 : 1;
+  if (!save.empty()) {
+    std::vector<hwagent_tensor_t> tensors;
+    for (Buffer &p : params) {
+      hwagent_tensor_t t = {};
+      t.name = p.info->name;
+      t.data = p.bytes.data();
+      t.rank = p.info->rank;
+      t.dtype = p.info->dtype;
+      for (int32_t d = 0; d < t.rank; ++d)
+        t.shape[d] = p.info->shape[d];
+      tensors.push_back(t);
+    }
+    if (hwagent_safetensors_write(save.c_str(), tensors.data(),
+                                  uint32_t(tensors.size()), nullptr,
+                                  0) != HWAGENT_OK)
+      return fail("saving the parameters");
+    std::printf("trainer: saved the parameters to %s\n", save.c_str());
+  }
+  hwagent_step_destroy(train);
+  hwagent_step_destroy(eval);
+  hwagent_tensor_file_close(data);
+  hwagent_tensor_file_close(init);
+  if (hwagent_session_destroy(session) != HWAGENT_OK)
+    return fail("closing the session");
+  std::printf("trainer: loss %.5f -> %.5f over %d epochs, validation "
+              "accuracy %.2f%%\n",
+              first, last, epochs, 100 * accuracy);
+  return std::isfinite(last) && last < first && accuracy >= 0.8 ? 0 : 1;
 }

@@ -9,4 +9,5 @@ cmake -S "$source/examples/trainer" -B "$work/trainer" -G Ninja \
   -Dhwagent_DIR="$work/prefix/lib/cmake/hwagent" \
   -DHWAGENT_OPT="$work/prefix/bin/hwagent-opt" > "$work/configure.log"
 cmake --build "$work/trainer" > "$work/build.log"
-"$work/trainer/bin/hwagent-cnn-trainer" 20
+/usr/bin/python3 "$source/scripts/digits.py" export --out "$work/digits" > /dev/null
+"$work/trainer/bin/hwagent-digits-trainer" "$work/digits" 1
