@@ -66,8 +66,7 @@ bool bindAll(hwagent_step_t *step, std::vector<Buffer> &own,
     if (!buffer) {
       own.push_back({&info, {}});
       buffer = &own.back();
-      buffer->bytes.resize(buffer->elements() *
-                           hwagent_dtype_size(info.dtype));
+      buffer->bytes.resize(buffer->elements() * hwagent_dtype_size(info.dtype));
     }
     if (hwagent_step_bind(step, info.name, buffer->bytes.data(), info.dtype,
                           info.rank, info.shape) != HWAGENT_OK)
@@ -95,8 +94,8 @@ void fill(std::vector<Buffer> &args, const hwagent_tensor_t &x,
               batch * sample * sizeof(float));
   std::fill(yb->f32(), yb->f32() + yb->elements(), 0.0f);
   for (int64_t i = 0; i < batch; ++i)
-    yb->f32()[i * classes +
-              static_cast<const int64_t *>(y.data)[first + i]] = 1.0f;
+    yb->f32()[i * classes + static_cast<const int64_t *>(y.data)[first + i]] =
+        1.0f;
 }
 
 } // namespace
@@ -166,8 +165,10 @@ int main(int argc, char **argv) {
     Buffer &p = params.back();
     int64_t bytes = p.elements() * hwagent_dtype_size(info.dtype);
     if (t.dtype != info.dtype || hwagent_tensor_elements(&t) != p.elements()) {
-      std::fprintf(stderr, "trainer: parameter '%s' does not match the "
-                           "step\n", info.name);
+      std::fprintf(stderr,
+                   "trainer: parameter '%s' does not match the "
+                   "step\n",
+                   info.name);
       return 1;
     }
     p.bytes.assign(static_cast<char *>(t.data),

@@ -98,8 +98,8 @@ std::unique_ptr<Dataset> Dataset::open(const DatasetOptions &options,
       if (!source->arrays.empty() && t.shape[0] != source->samples()) {
         errs << llvm::formatv("hwagent-run: {0}: array '{1}' holds {2} "
                               "samples, array '{3}' {4}\n",
-                              path, t.name, t.shape[0],
-                              source->arrays[0].name, source->samples());
+                              path, t.name, t.shape[0], source->arrays[0].name,
+                              source->samples());
         return false;
       }
       source->arrays.push_back(t);
@@ -199,8 +199,8 @@ bool Dataset::bind(std::vector<ArgBuffer> &args, const std::string &fn,
     const hwagent_tensor_t &t = source.arrays[array];
     int64_t batch = arg.shape.empty() ? 1 : arg.shape[0];
     int64_t argSample = arg.shape.empty() ? 1 : arg.elements / batch;
-    int64_t arraySample = t.shape[0] ? hwagent_tensor_elements(&t) / t.shape[0]
-                                     : 0;
+    int64_t arraySample =
+        t.shape[0] ? hwagent_tensor_elements(&t) / t.shape[0] : 0;
     std::string what = llvm::formatv(
         "{0}: array '{1}' ({2} {3}) cannot feed argument '{4}' of @{5} "
         "({6} {7})",
@@ -229,9 +229,9 @@ bool Dataset::bind(std::vector<ArgBuffer> &args, const std::string &fn,
     if (!checkArray(source, array, errs))
       return false;
     if (isInteger(t.dtype)) {
-      int64_t limit = oneHot ? arg.shape[1]
-                             : (options.classes > 0 ? options.classes
-                                                    : INT64_MAX);
+      int64_t limit = oneHot
+                          ? arg.shape[1]
+                          : (options.classes > 0 ? options.classes : INT64_MAX);
       int64_t n = hwagent_tensor_elements(&t);
       for (int64_t k = 0; k < n; ++k) {
         int64_t label = integerAt(t, k);
@@ -251,8 +251,8 @@ bool Dataset::bind(std::vector<ArgBuffer> &args, const std::string &fn,
   return true;
 }
 
-void Dataset::fill(std::vector<ArgBuffer> &args, bool validation,
-                   int64_t epoch, int64_t b) {
+void Dataset::fill(std::vector<ArgBuffer> &args, bool validation, int64_t epoch,
+                   int64_t b) {
   const std::vector<int64_t> *indices = &validationIndices;
   if (!validation) {
     if (orderEpoch != epoch) {
@@ -318,8 +318,9 @@ bool hwagent::saveCheckpoint(const std::string &path,
     tensors.push_back(t);
   }
   std::string step = std::to_string(info.step);
-  const char *metadata[] = {"format", "hwagent-checkpoint", "step",
-                            step.c_str(), "entry", info.entry.c_str()};
+  const char *metadata[] = {"format", "hwagent-checkpoint",
+                            "step",   step.c_str(),
+                            "entry",  info.entry.c_str()};
   if (hwagent_safetensors_write(path.c_str(), tensors.data(), tensors.size(),
                                 metadata, 3) != HWAGENT_OK) {
     errs << "hwagent-run: cannot save the checkpoint: "
@@ -330,8 +331,8 @@ bool hwagent::saveCheckpoint(const std::string &path,
 }
 
 bool hwagent::loadParameters(const std::string &path,
-                             std::vector<ArgBuffer> &args,
-                             CheckpointInfo &info, llvm::raw_ostream &errs) {
+                             std::vector<ArgBuffer> &args, CheckpointInfo &info,
+                             llvm::raw_ostream &errs) {
   hwagent_tensor_file_t *file = nullptr;
   if (hwagent_tensor_file_open(path.c_str(), &file) != HWAGENT_OK) {
     errs << "hwagent-run: " << hwagent_error_message() << "\n";
@@ -392,8 +393,8 @@ bool hwagent::checkWritable(const std::string &path, llvm::raw_ostream &errs) {
   std::string probe = path + ".tmp." + std::to_string(getpid());
   std::FILE *file = std::fopen(probe.c_str(), "wb");
   if (!file) {
-    errs << "hwagent-run: cannot write '" << path << "': "
-         << std::strerror(errno) << "\n";
+    errs << "hwagent-run: cannot write '" << path
+         << "': " << std::strerror(errno) << "\n";
     return false;
   }
   std::fclose(file);

@@ -259,8 +259,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
     return oneHot;
   };
   std::vector<bool> oneHot = oneHotNames(fn);
-  std::vector<bool> evalOneHot = evalFn ? oneHotNames(evalFn)
-                                        : std::vector<bool>();
+  std::vector<bool> evalOneHot =
+      evalFn ? oneHotNames(evalFn) : std::vector<bool>();
   int64_t classes = options.classes;
   if (classes <= 0) {
     classes = INT64_MAX;

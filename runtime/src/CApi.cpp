@@ -9,8 +9,8 @@
 #include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_rt.h"
 
-#include "HwAgent/Core/Vocabulary.h"
 #include "Errors.h"
+#include "HwAgent/Core/Vocabulary.h"
 #include "Session.h"
 
 #include <atomic>

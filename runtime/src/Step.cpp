@@ -190,8 +190,8 @@ hwagent_status_t hwagent_step_bind(hwagent_step_t *step, const char *name,
       return fail(HWAGENT_INVALID_ARGUMENT,
                   absl::StrCat("argument '", name, "' of @", fn->name,
                                " has an element type the C API cannot bind"));
-    if (dtype != info.dtype || rank != info.rank ||
-        rank > HWAGENT_MAX_RANK || (rank > 0 && !shape))
+    if (dtype != info.dtype || rank != info.rank || rank > HWAGENT_MAX_RANK ||
+        (rank > 0 && !shape))
       return mismatch();
     for (int32_t d = 0; d < rank; ++d)
       if (shape[d] < 0 || (info.shape[d] >= 0 && shape[d] != info.shape[d]))
@@ -267,8 +267,8 @@ hwagent_status_t hwagent_step_run(hwagent_step_t *step) {
     std::memcpy(&aligned, at + 8, sizeof(void *));
     std::memcpy(&offset, at + 16, 8);
     std::memcpy(out.shape, at + 24, 8 * size_t(info.rank));
-    out.data = static_cast<char *>(aligned) +
-               offset * hwagent_dtype_size(info.dtype);
+    out.data =
+        static_cast<char *>(aligned) + offset * hwagent_dtype_size(info.dtype);
     if (allocated && !std::count(returned.begin(), returned.end(), allocated))
       returned.push_back(allocated);
     if (info.updates < 0 && allocated)

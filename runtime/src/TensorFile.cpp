@@ -156,12 +156,11 @@ absl::Status parseNpy(const char *bytes, size_t size, const std::string &where,
     size_t colon = header.find(':', at + quoted.size());
     if (colon == absl::string_view::npos)
       return {};
-    absl::string_view rest = absl::StripLeadingAsciiWhitespace(
-        header.substr(colon + 1));
-    size_t end = rest.front() == '(' ? rest.find(')') + 1
-                 : rest.front() == '\''
-                     ? rest.find('\'', 1) + 1
-                     : rest.find_first_of(",}");
+    absl::string_view rest =
+        absl::StripLeadingAsciiWhitespace(header.substr(colon + 1));
+    size_t end = rest.front() == '('    ? rest.find(')') + 1
+                 : rest.front() == '\'' ? rest.find('\'', 1) + 1
+                                        : rest.find_first_of(",}");
     return rest.substr(0, end);
   };
   absl::string_view descr = valueOf("descr");
@@ -196,21 +195,19 @@ absl::Status parseNpy(const char *bytes, size_t size, const std::string &where,
     shape.push_back(d);
   }
   if (shape.size() > HWAGENT_MAX_RANK)
-    return fileError(where, absl::StrCat("rank ", shape.size(),
-                                         " is above the maximum ",
-                                         HWAGENT_MAX_RANK));
+    return fileError(where,
+                     absl::StrCat("rank ", shape.size(),
+                                  " is above the maximum ", HWAGENT_MAX_RANK));
   int64_t elements = elementsOf(shape);
   int64_t bytesNeeded;
-  if (elements < 0 || __builtin_mul_overflow(elements,
-                                             hwagent_dtype_size(dtype),
-                                             &bytesNeeded))
+  if (elements < 0 ||
+      __builtin_mul_overflow(elements, hwagent_dtype_size(dtype), &bytesNeeded))
     return fileError(where, "the shape overflows");
   size_t dataStart = headerStart + headerLength;
   if (size - dataStart < size_t(bytesNeeded))
-    return fileError(where,
-                     absl::StrCat("truncated: the header promises ",
-                                  bytesNeeded, " bytes of data, the file has ",
-                                  size - dataStart));
+    return fileError(
+        where, absl::StrCat("truncated: the header promises ", bytesNeeded,
+                            " bytes of data, the file has ", size - dataStart));
   entry.tensor.data = const_cast<char *>(bytes + dataStart);
   entry.tensor.dtype = dtype;
   entry.tensor.rank = int32_t(shape.size());
@@ -289,8 +286,7 @@ struct hwagent_tensor_file {
       entry.name = std::string(absl::StripSuffix(name, ".npy"));
       members.push_back(std::move(bytes));
       const std::vector<char> &stored = members.back();
-      if (absl::Status s =
-              parseNpy(stored.data(), stored.size(), where, entry);
+      if (absl::Status s = parseNpy(stored.data(), stored.size(), where, entry);
           !s.ok())
         return s;
       entries.push_back(std::move(entry));
@@ -345,8 +341,8 @@ struct hwagent_tensor_file {
         if (dtypeText == safetensorsDtype(d))
           dtype = d;
       if (dtype < 0)
-        return fileError(where, absl::StrCat("dtype ", dtypeText,
-                                             " is not supported"));
+        return fileError(
+            where, absl::StrCat("dtype ", dtypeText, " is not supported"));
       std::vector<int64_t> shape;
       for (const Json &d : value["shape"]) {
         if (!d.is_number_integer() || d.get<int64_t>() < 0)
@@ -445,9 +441,9 @@ hwagent_status_t hwagent_tensor_file_find(const hwagent_tensor_file_t *file,
       *tensor = e.tensor;
       return HWAGENT_OK;
     }
-  return hwagent_rt::fail(HWAGENT_NOT_FOUND,
-                          absl::StrCat(file->path, " has no tensor '", name,
-                                       "'"));
+  return hwagent_rt::fail(
+      HWAGENT_NOT_FOUND,
+      absl::StrCat(file->path, " has no tensor '", name, "'"));
 }
 
 const char *hwagent_tensor_file_metadata(const hwagent_tensor_file_t *file,
@@ -488,9 +484,9 @@ hwagent_status_t hwagent_safetensors_write(const char *path,
                   absl::StrCat(path, ": tensor ", t,
                                " has no name, data or a known dtype"));
     if (header.contains(tensor.name))
-      return fail(HWAGENT_INVALID_ARGUMENT,
-                  absl::StrCat(path, ": two tensors named '", tensor.name,
-                               "'"));
+      return fail(
+          HWAGENT_INVALID_ARGUMENT,
+          absl::StrCat(path, ": two tensors named '", tensor.name, "'"));
     uint64_t bytes = uint64_t(hwagent_tensor_elements(&tensor)) *
                      uint64_t(hwagent_dtype_size(tensor.dtype));
     Json shape = Json::array();

@@ -57,9 +57,9 @@ TEST(TensorFile, ReadsNpy) {
   ASSERT_EQ(hwagent_tensor_file_count(file), 1u);
   hwagent_tensor_t t;
   ASSERT_EQ(hwagent_tensor_file_get(file, 0, &t), HWAGENT_OK);
-  EXPECT_STREQ(t.name, std::string("hwagent_" + std::to_string(getpid()) +
-                                   "_x")
-                           .c_str());
+  EXPECT_STREQ(
+      t.name,
+      std::string("hwagent_" + std::to_string(getpid()) + "_x").c_str());
   EXPECT_EQ(t.dtype, HWAGENT_DTYPE_F32);
   ASSERT_EQ(t.rank, 2);
   EXPECT_EQ(t.shape[0], 2);
@@ -139,8 +139,8 @@ TEST(TensorFile, SafetensorsRoundTripAndTruncation) {
       << hwagent_error_message();
   std::remove(path.c_str());
   // An unwritable destination is an error, not silence.
-  EXPECT_EQ(hwagent_safetensors_write("/nonexistent-dir/p.safetensors",
-                                      tensors, 2, nullptr, 0),
+  EXPECT_EQ(hwagent_safetensors_write("/nonexistent-dir/p.safetensors", tensors,
+                                      2, nullptr, 0),
             HWAGENT_IO_ERROR);
 }
 

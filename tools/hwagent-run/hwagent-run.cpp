@@ -51,33 +51,36 @@ static cl::opt<int> steps(
              "(default 10, or --epochs' worth with a dataset)"),
     cl::init(10), cl::cat(runCategory));
 static cl::opt<std::string>
-    dataPath("data", cl::desc("Dataset (.npz or .npy): arrays named like the "
-                              "step's inputs, samples along dimension 0"),
+    dataPath("data",
+             cl::desc("Dataset (.npz or .npy): arrays named like the "
+                      "step's inputs, samples along dimension 0"),
              cl::init(""), cl::cat(runCategory));
-static cl::opt<std::string> valDataPath(
-    "val-data", cl::desc("Held-out dataset (default: --val-split of --data)"),
-    cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string>
+    valDataPath("val-data",
+                cl::desc("Held-out dataset (default: --val-split of --data)"),
+                cl::init(""), cl::cat(runCategory));
 static cl::opt<double>
     valSplit("val-split",
              cl::desc("Share of --data held out for evaluation, in [0, 1)"),
              cl::init(0.0), cl::cat(runCategory));
-static cl::opt<int> epochs("epochs",
-                           cl::desc("Passes over the training data"),
+static cl::opt<int> epochs("epochs", cl::desc("Passes over the training data"),
                            cl::init(0), cl::cat(runCategory));
 static cl::opt<bool> shuffle("shuffle",
                              cl::desc("Shuffle the training data every epoch "
                                       "(seeded by --seed)"),
                              cl::init(true), cl::cat(runCategory));
 static cl::opt<std::string>
-    evalEntry("eval", cl::desc("Evaluation function, run on the held-out "
-                               "data every epoch when the module has it"),
+    evalEntry("eval",
+              cl::desc("Evaluation function, run on the held-out "
+                       "data every epoch when the module has it"),
               cl::init("eval_step"), cl::cat(runCategory));
 static cl::opt<std::string>
     initPath("init", cl::desc("Initial parameters (safetensors, by name)"),
              cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string>
-    resumePath("resume", cl::desc("Continue from this checkpoint (its "
-                                  "parameters and step)"),
+    resumePath("resume",
+               cl::desc("Continue from this checkpoint (its "
+                        "parameters and step)"),
                cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> savePath(
     "save",
@@ -434,9 +437,8 @@ int main(int argc, char **argv) {
     double samples = double(evalBatches * batch);
     double loss = lossSum / evalBatches;
     double accuracy = hasCorrect ? correct / samples : NAN;
-    llvm::outs() << llvm::formatv(
-        "{0}epoch {1,3}  validation loss {2:e4}", bar ? "\r\033[K" : "",
-        epoch, loss);
+    llvm::outs() << llvm::formatv("{0}epoch {1,3}  validation loss {2:e4}",
+                                  bar ? "\r\033[K" : "", epoch, loss);
     if (hasCorrect)
       llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * accuracy);
     llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", int64_t(samples),

@@ -54,8 +54,8 @@ struct EmitInvokersPass
     bool resultPointer = numParams == unsigned(numArgs) + 1;
     if (!resultPointer && numParams != unsigned(numArgs))
       return invoker.emitError("_mlir_ciface_")
-             << of.getValue() << " takes " << numParams
-             << " parameters for " << numArgs << " arguments";
+             << of.getValue() << " takes " << numParams << " parameters for "
+             << numArgs << " arguments";
 
     Location loc = invoker.getLoc();
     MLIRContext *ctx = &getContext();
@@ -76,10 +76,10 @@ struct EmitInvokersPass
     for (int64_t i = 0; i < numArgs; ++i) {
       Type param = type.getParamType(i + (resultPointer ? 1 : 0));
       Value address = slot(i);
-      operands.push_back(isa<LLVM::LLVMPointerType>(param)
-                             ? address
-                             : LLVM::LoadOp::create(b, loc, param, address)
-                                   .getResult());
+      operands.push_back(
+          isa<LLVM::LLVMPointerType>(param)
+              ? address
+              : LLVM::LoadOp::create(b, loc, param, address).getResult());
     }
     auto call = LLVM::CallOp::create(b, loc, ciface, operands);
     if (!isa<LLVM::LLVMVoidType>(type.getReturnType()))

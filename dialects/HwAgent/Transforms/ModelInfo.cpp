@@ -62,11 +62,13 @@ struct Emitter {
     edge = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i64, i64});
     linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
     linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
-    model = LLVM::LLVMStructType::getLiteral(
-        ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
-              doubles, ptr});
-    value = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
-    function = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, ptr, ptr, i32, i32});
+    model = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, i32, i32,
+                                                   ptr, ptr, ptr, ptr,
+                                                   linkTable, doubles, ptr});
+    value =
+        LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
+    function =
+        LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, ptr, ptr, i32, i32});
   }
 
   Attribute i32Attr(int64_t v) { return b.getIntegerAttr(i32, v); }
@@ -136,9 +138,9 @@ static void emitString(OpBuilder &builder, Location loc, StringRef symbol,
 static void emitComputed(OpBuilder &builder, Location loc, StringRef symbol,
                          Type type,
                          function_ref<Value(OpBuilder &, Value)> build) {
-  auto global = LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
-                                       LLVM::Linkage::Internal, symbol,
-                                       Attribute());
+  auto global =
+      LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                             LLVM::Linkage::Internal, symbol, Attribute());
   Block *init = builder.createBlock(&global.getInitializerRegion());
   OpBuilder ib = OpBuilder::atBlockEnd(init);
   Value v = build(ib, LLVM::UndefOp::create(ib, loc, type));
@@ -193,11 +195,10 @@ static std::string emitFunctions(OpBuilder &builder, Location loc, Emitter &e,
       for (auto [i, v] : llvm::enumerate(values)) {
         int64_t at = int64_t(i);
         Type element = getElementTypeOrSelf(v.type);
-        Value fields[] = {address(b, names[i]), address(b, shapes[i]),
-                          constant(b, e.i32, ranks[i]),
-                          constant(b, e.i32, dtypeOf(element)),
-                          constant(b, e.i32, v.role),
-                          constant(b, e.i32, v.updates)};
+        Value fields[] = {
+            address(b, names[i]),         address(b, shapes[i]),
+            constant(b, e.i32, ranks[i]), constant(b, e.i32, dtypeOf(element)),
+            constant(b, e.i32, v.role),   constant(b, e.i32, v.updates)};
         for (auto [f, field] : llvm::enumerate(fields))
           a = LLVM::InsertValueOp::create(b, loc, a, field,
                                           ArrayRef<int64_t>{at, int64_t(f)});
@@ -229,21 +230,23 @@ static std::string emitFunctions(OpBuilder &builder, Location loc, Emitter &e,
     emitted.push_back(out);
   }
   auto tableType = LLVM::LLVMArrayType::get(e.function, emitted.size());
-  emitComputed(builder, loc, "__hwagent_functions", tableType,
-               [&](OpBuilder &b, Value a) {
-                 for (auto [i, out] : llvm::enumerate(emitted)) {
-                   int64_t at = int64_t(i);
-                   Value fields[] = {
-                       address(b, out.name), address(b, out.invoke),
-                       address(b, out.args), address(b, out.results),
-                       constant(b, e.i32, signatures[i].args.size()),
-                       constant(b, e.i32, signatures[i].results.size())};
-                   for (auto [k, field] : llvm::enumerate(fields))
-                     a = LLVM::InsertValueOp::create(
-                         b, loc, a, field, ArrayRef<int64_t>{at, int64_t(k)});
-                 }
-                 return a;
-               });
+  emitComputed(
+      builder, loc, "__hwagent_functions", tableType,
+      [&](OpBuilder &b, Value a) {
+        for (auto [i, out] : llvm::enumerate(emitted)) {
+          int64_t at = int64_t(i);
+          Value fields[] = {address(b, out.name),
+                            address(b, out.invoke),
+                            address(b, out.args),
+                            address(b, out.results),
+                            constant(b, e.i32, signatures[i].args.size()),
+                            constant(b, e.i32, signatures[i].results.size())};
+          for (auto [k, field] : llvm::enumerate(fields))
+            a = LLVM::InsertValueOp::create(b, loc, a, field,
+                                            ArrayRef<int64_t>{at, int64_t(k)});
+        }
+        return a;
+      });
   return "__hwagent_functions";
 }
 

@@ -102,8 +102,7 @@ struct CheckpointInfo {
 
 /// Writes the parameters among `args` to `path` (safetensors, atomically)
 /// with `info` in its metadata.
-bool saveCheckpoint(const std::string &path,
-                    const std::vector<ArgBuffer> &args,
+bool saveCheckpoint(const std::string &path, const std::vector<ArgBuffer> &args,
                     const CheckpointInfo &info, llvm::raw_ostream &errs);
 /// Reads every parameter among `args` from `path`: each by name, of the
 /// parameter's dtype and shape, finite; a tensor the step has no parameter

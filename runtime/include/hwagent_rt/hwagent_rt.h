@@ -362,10 +362,9 @@ HWAGENT_RT_API int32_t hwagent_rt_end(int64_t program, int32_t backend,
 /** Writes one metrics record into the session's log (when it has one):
  *  {"type": type, "step": steps so far, keys[i]: values[i]...}; a
  *  non-finite value is written as null. */
-HWAGENT_RT_API hwagent_status_t
-hwagent_session_log_metrics(hwagent_session_t *session, const char *type,
-                            const char *const *keys, const double *values,
-                            uint32_t count);
+HWAGENT_RT_API hwagent_status_t hwagent_session_log_metrics(
+    hwagent_session_t *session, const char *type, const char *const *keys,
+    const double *values, uint32_t count);
 
 /** Forgets the executions since the last step end as part of a training
  *  step (an evaluation ran in between): the next step's time, launches and
