@@ -707,6 +707,21 @@ def correct_count(em, z, y):
     return em.sum_all(hits)
 
 
+def classifier_eval(forward):
+    """`@eval_step` of a classifier whose `forward(em)` returns
+    ((x, y, params), (..., logits)): the mean loss and the correct
+    predictions of a batch, its parameters marked as such."""
+    ev = Emitter()
+    (x, y, params), intermediates = forward(ev)
+    logits = intermediates[-1]
+    loss, _ = softmax_xent(ev, logits, y)
+    correct = correct_count(ev, logits, y)
+    return function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
+                    [(loss, []), (correct, [])], ev,
+                    "// Evaluation: mean loss and correct predictions of a batch.",
+                    named=True, result_names=["loss", "correct"], one_hot={"%y"}, params=set(params))
+
+
 def digits_mlp_forward(em, cfg):
     b, i, h, k = cfg["batch"], 64, cfg["hidden"], 10
     x, y = em.typed("%x", [b, i]), em.typed("%y", [b, k])
@@ -736,15 +751,7 @@ def digits_mlp(cfg):
     train = function("train_step", args, results, em,
                      f"// Digits MLP 64 -> {h} -> 10, batch {b}: softmax cross-entropy, SGD (lr {lr}).",
                      named=True, one_hot={"%y"})
-    ev = Emitter()
-    (x, y, params), (_, _, z2) = digits_mlp_forward(ev, cfg)
-    eloss, _ = softmax_xent(ev, z2, y)
-    correct = correct_count(ev, z2, y)
-    evaluation = function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
-                          [(eloss, []), (correct, [])], ev,
-                          "// Evaluation: mean loss and correct predictions of a batch.",
-                          named=True, result_names=["loss", "correct"], one_hot={"%y"}, params=set(params))
-    return train + "\n" + evaluation
+    return train + "\n" + classifier_eval(lambda ev: digits_mlp_forward(ev, cfg))
 
 
 def digits_cnn_forward(em, cfg):
@@ -784,15 +791,7 @@ def digits_cnn(cfg):
                      f"// Digits CNN, batch {b}, 1x8x8 input: conv3x3 1->{c1}, relu, conv3x3 {c1}->{c2}, relu,\n"
                      f"// flatten, linear {c2 * 64}->10; softmax cross-entropy, SGD (lr {lr}).",
                      named=True, one_hot={"%y"})
-    ev = Emitter()
-    (x, y, params), (_, _, _, _, _, z3) = digits_cnn_forward(ev, cfg)
-    eloss, _ = softmax_xent(ev, z3, y)
-    correct = correct_count(ev, z3, y)
-    evaluation = function("eval_step", [(v, ev.shape(v)) for v in [x, y] + params],
-                          [(eloss, []), (correct, [])], ev,
-                          "// Evaluation: mean loss and correct predictions of a batch.",
-                          named=True, result_names=["loss", "correct"], one_hot={"%y"}, params=set(params))
-    return train + "\n" + evaluation
+    return train + "\n" + classifier_eval(lambda ev: digits_cnn_forward(ev, cfg))
 
 
 WORKLOADS = {
