@@ -213,6 +213,9 @@ def corrupt(args):
     labels = y.copy()
     labels[7] = 12
     np.savez(out("labels.npz"), x=x, y=labels)
+    np.savez(out("small.npz"), x=x[:10].copy(), y=y[:10].copy())
+    np.savez(out("xonly.npz"), x=x)
+    np.savez(out("unnamed.npz"), a=x)
     with open(out("digits.npz"), "rb") as f:
         raw = f.read()
     with open(out("truncated.npz"), "wb") as f:
