@@ -26,9 +26,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -172,9 +172,14 @@ thread_local Scratch scratch;
 
 std::atomic<int32_t> kernelThreads{0};
 
+/// Keyed by the spec's contents, never its address: a later module's spec
+/// may land where a freed module's was (docs/cpu-backend.md).
+using SpecKey = std::vector<int64_t>;
+
 struct Stats {
   std::mutex mutex;
-  std::unordered_map<const int64_t *, hwagent_kernel_stat_t> bySpec;
+  /// The stat's `spec` points at its key (std::map nodes do not move).
+  std::map<SpecKey, hwagent_kernel_stat_t> bySpec;
 };
 Stats &stats() {
   static Stats *s = new Stats; // Never destroyed: kernels may run at exit.
@@ -363,9 +368,12 @@ extern "C" void _mlir_ciface_hwagent_contract_f32(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   Stats &s = stats();
+  const int64_t *spec = specRef->aligned + specRef->offset;
+  SpecKey key(spec, spec + specRef->size);
   std::lock_guard<std::mutex> lock(s.mutex);
-  hwagent_kernel_stat_t &stat = s.bySpec[specRef->aligned];
-  stat.spec = specRef->aligned;
+  auto [entry, inserted] = s.bySpec.try_emplace(std::move(key));
+  hwagent_kernel_stat_t &stat = entry->second;
+  stat.spec = entry->first.data();
   stat.calls += 1;
   stat.flops += flops;
   stat.seconds += seconds;
@@ -424,27 +432,23 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
 
   // Either operand may be SGEMM's left one (C += A B is C^T += B^T A^T):
   // take the orientation where C is a matrix view with the largest GEMMs.
-  // Plans depend on the spec and the operands' strides only: each call
-  // site's plan is made once per thread and reused while its strides stay.
-  struct Cached {
-    std::vector<int64_t> weights;
-    Plan plan;
-  };
-  thread_local std::unordered_map<const int64_t *, Cached> plans;
-  std::vector<int64_t> weights;
+  // Plans depend on the spec and the operands' strides only: each is made
+  // once per thread and reused, keyed by the spec's contents and the strides
+  // (an address could be a freed module's, reused by another one).
+  thread_local std::map<SpecKey, Plan> plans;
+  SpecKey key(spec, spec + specSize);
   for (const Operand &op : ops)
-    weights.insert(weights.end(), op.weight, op.weight + loops);
-  Cached &cached = plans[spec];
-  if (cached.weights != weights || cached.plan.batch.offset[0].empty()) {
+    key.insert(key.end(), op.weight, op.weight + loops);
+  auto [entry, inserted] = plans.try_emplace(std::move(key));
+  if (inserted) {
     Plan p = plan(ops, extents, loops, kA);
     Plan swapped = plan(ops, extents, loops, kB);
     if (swapped.directC &&
         (!p.directC || swapped.m.size * swapped.n.size > p.m.size * p.n.size))
       p = std::move(swapped);
-    cached.plan = std::move(p);
-    cached.weights = std::move(weights);
+    entry->second = std::move(p);
   }
-  const Plan &p = cached.plan;
+  const Plan &p = entry->second;
   const int64_t M = p.m.size, N = p.n.size, K = p.k.size;
   const Operand &L = ops[p.left], &R = ops[p.right];
 

@@ -81,10 +81,13 @@ Index sum(int64_t x, int64_t y, int64_t cx = 1) {
 }
 
 /// Runs the kernel and the reference on (A, B, C) and compares.
+/// `specAt`: the buffer the spec is written to (its address reused across
+/// calls), else a fresh one.
 void check(const std::vector<int64_t> &extents, Tensor &a,
            const std::vector<Index> &mapA, Tensor &b,
            const std::vector<Index> &mapB, Tensor &c,
-           const std::vector<Index> &mapC) {
+           const std::vector<Index> &mapC,
+           std::vector<int64_t> *specAt = nullptr) {
   std::vector<int64_t> spec = {HWAGENT_CONTRACT_SPEC_VERSION,
                                static_cast<int64_t>(extents.size())};
   spec.insert(spec.end(), extents.begin(), extents.end());
@@ -115,6 +118,11 @@ void check(const std::vector<int64_t> &extents, Tensor &a,
       iv[l] = 0;
     }
   }
+  if (specAt) {
+    ASSERT_GE(specAt->capacity(), spec.size());
+    specAt->assign(spec.begin(), spec.end()); // same storage, new contents
+    spec.swap(*specAt);
+  }
   hwagent_memref_i64_1d_t specRef{spec.data(), spec.data(), 0,
                                   static_cast<int64_t>(spec.size()), 1};
   _mlir_ciface_hwagent_contract_f32(&specRef, a.memref(), b.memref(),
@@ -124,6 +132,8 @@ void check(const std::vector<int64_t> &extents, Tensor &a,
     worst = std::max(worst, std::abs(expected[i] - c.data[i]) /
                                 (1.0 + std::abs(expected[i])));
   EXPECT_LT(worst, 1e-4) << "largest relative error";
+  if (specAt)
+    spec.swap(*specAt);
 }
 
 TEST(Kernels, MatmulAllTranspositions) {
@@ -146,6 +156,24 @@ TEST(Kernels, MatmulAllTranspositions) {
     check({37, 23, 19}, a, {dim(0), dim(2)}, b, {dim(2), dim(1)}, c,
           {dim(1), dim(0)});
   }
+}
+
+// A later module's spec at a freed module's address (the same layer at
+// another batch size: same strides, other M) must not run with the old
+// plan: plans are keyed by the spec's contents.
+TEST(Kernels, SpecReusedAtOneAddress) {
+  std::mt19937 rng(7);
+  std::vector<int64_t> spec;
+  spec.reserve(256);
+  const int64_t *address = spec.data();
+  for (int64_t m : {8, 40, 3, 40}) {
+    Tensor a({m, 19}, rng), b({19, 23}, rng), c({m, 23}, rng, true);
+    check({m, 23, 19}, a, {dim(0), dim(2)}, b, {dim(2), dim(1)}, c,
+          {dim(0), dim(1)}, &spec);
+    EXPECT_EQ(spec.data(), address);
+  }
+  // The statistics are per spec contents too: three distinct contractions.
+  EXPECT_GE(hwagent_kernels_stats(nullptr, 0), 3);
 }
 
 TEST(Kernels, BatchMatmul) {
