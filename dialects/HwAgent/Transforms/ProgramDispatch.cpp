@@ -323,6 +323,11 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
                                          fault, backendConst(cb, 0));
     auto retry = scf::IfOp::create(cb, loc, resultTypes, failed,
                                    /*withElseRegion=*/true);
+    // Without results (a program whose values nothing reads) the builder
+    // already ended both blocks with a yield: the ones below replace them.
+    for (Block *block : {retry.thenBlock(), retry.elseBlock()})
+      if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+        block->back().erase();
     OpBuilder tb = retry.getThenBodyBuilder();
     scf::YieldOp::create(tb, loc, runCpu(tb, HWAGENT_BACKEND_CPU));
     OpBuilder eb = retry.getElseBodyBuilder();
