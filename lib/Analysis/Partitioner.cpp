@@ -30,6 +30,10 @@ double hwagent::roundSeconds(double seconds) {
   if (!std::isfinite(seconds) || seconds == 0)
     return seconds;
   double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(seconds))));
+  // Below about 1e-305 s the scale overflows (inf / inf = NaN): such a value
+  // is kept as it is, there is nothing to round for printing.
+  if (!std::isfinite(scale))
+    return seconds;
   return std::round(seconds * scale) / scale;
 }
 

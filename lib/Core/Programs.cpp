@@ -647,7 +647,11 @@ public:
   explicit MoveQueue(unsigned hopeful) : hopeful(hopeful) {}
 
   void push(const Move &move) {
-    if (!(move.estimate >= 0)) {
+    // An estimate that is not a number cannot be ranked (and would break
+    // the heaps' order): such a move is not tried.
+    if (std::isnan(move.estimate))
+      return;
+    if (move.estimate < 0) {
       improving.push_back(move);
       return;
     }
