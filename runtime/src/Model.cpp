@@ -71,12 +71,20 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
       if (!finiteNonNegative(p.predicted[b]))
         return bad("predicted times must be finite and >= 0");
   }
-  for (size_t i = 0; i < m.regions.size(); ++i)
-    if (m.regions[i].program < 0 ||
-        size_t(m.regions[i].program) >= m.programs.size())
+  for (size_t i = 0; i < m.regions.size(); ++i) {
+    const hwagent_region_info_t &r = m.regions[i];
+    if (r.program < 0 || size_t(r.program) >= m.programs.size())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "region ", i, ": names program ", r.program, " the model lacks"));
+    for (int b = 0; b < kNumBackends; ++b)
+      if (!finiteNonNegative(r.predicted[b]))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "region ", i, ": predicted time on ", hwagent_backend_name(b),
+            " must be finite and >= 0, got ", r.predicted[b]));
+    if (r.flops < 0 || r.bytes < 0)
       return absl::InvalidArgumentError(
-          absl::StrCat("region ", i, ": names program ", m.regions[i].program,
-                       " the model lacks"));
+          absl::StrCat("region ", i, ": flops and bytes must be >= 0"));
+  }
   m.incident.resize(m.programs.size());
   for (size_t i = 0; i < m.edges.size(); ++i) {
     const hwagent_edge_info_t &e = m.edges[i];

@@ -181,6 +181,24 @@ writeFileAtomically(const std::string &path,
   return absl::OkStatus();
 }
 
+absl::Status checkWritable(const std::string &path) {
+  if (isSpecialFile(path)) {
+    std::FILE *file = std::fopen(path.c_str(), "ab");
+    if (!file)
+      return ioError("write", path);
+    std::fclose(file);
+    return absl::OkStatus();
+  }
+  // The temporary file writeFileAtomically would create, created and removed.
+  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  std::FILE *file = std::fopen(temporary.c_str(), "wb");
+  if (!file)
+    return ioError("write", path);
+  std::fclose(file);
+  std::remove(temporary.c_str());
+  return absl::OkStatus();
+}
+
 absl::Status writeFileAtomically(const std::string &path,
                                  const std::string &text) {
   return writeFileAtomically(path,

@@ -68,6 +68,9 @@ private:
 /// left behind on failure. A device or pipe is written in place.
 absl::Status writeFileAtomically(const std::string &path,
                                  const std::string &text);
+/// Whether writeFileAtomically(path) could create its file now (checked
+/// before work whose result it will hold, so that a bad path fails early).
+absl::Status checkWritable(const std::string &path);
 /// The same for a file `writer` streams (it returns false on a failed
 /// write); the temporary file is flushed to disk before the rename.
 absl::Status

@@ -96,6 +96,11 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
       if (absl::Status status = trace.open(options.trace_path, model.target);
           !status.ok())
         return status;
+    // The profile is written at the end: its path is checked now.
+    if (options.profile_out)
+      if (absl::Status status = checkWritable(options.profile_out);
+          !status.ok())
+        return status;
   }
   {
     MutexLock lock(&adaptiveMutex);

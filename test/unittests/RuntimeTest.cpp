@@ -97,6 +97,17 @@ TEST(Runtime, VersionAndModelErrors) {
   bad = twoPrograms();
   bad.regions[1].program = 5;
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  // Region times are checked like programs' (a profile written from them
+  // once held null seconds the compiler's own reader rejects).
+  for (double v : {std::nan(""), double(INFINITY), -1e-3}) {
+    bad = twoPrograms();
+    bad.regions[1].predicted[0] = v;
+    EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT) << v;
+    EXPECT_NE(std::string(hwagent_error_message())
+                  .find("region 1: predicted time on cpu must be finite"),
+              std::string::npos)
+        << hwagent_error_message();
+  }
   bad = twoPrograms();
   bad.link(0, 1, 0, 0, 0);
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
@@ -326,15 +337,16 @@ TEST(Runtime, OutputsThatCannotBeWrittenAreErrors) {
     EXPECT_NE(std::string(hwagent_error_message()).find(missing),
               std::string::npos);
   }
-  // The profile is written at destroy: its failure is destroy's status,
-  // and nothing is left behind.
+  // The profile is written at destroy, but a path that cannot be written
+  // fails the session's creation, before any step ran.
   hwagent_options_t options;
   hwagent_options_init(&options);
   options.profile_out = "/nonexistent/dir/profile.json";
   hwagent_session_t *s = nullptr;
-  ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
-  EXPECT_EQ(hwagent_session_destroy(s), HWAGENT_IO_ERROR);
-  // A full device.
+  EXPECT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_IO_ERROR);
+  EXPECT_NE(std::string(hwagent_error_message()).find("profile.json"),
+            std::string::npos);
+  // A full device: only writing finds out, and destroy says so.
   options.profile_out = "/dev/full";
   ASSERT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   EXPECT_EQ(hwagent_session_destroy(s), HWAGENT_IO_ERROR);
