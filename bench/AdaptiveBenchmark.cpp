@@ -17,6 +17,7 @@
 
 #include "HwAgent/Analysis/ModelTable.h"
 #include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -116,9 +117,10 @@ int main(int argc, char **argv) {
     if (!module)
       return 1;
     PassManager pm(&context);
-    if (failed(parsePassPipeline("partition-backends{target=" + target + "}",
-                                 pm, llvm::errs())) ||
-        failed(pm.run(*module)))
+    hwagent::PartitionBackendsOptions partition;
+    partition.target = target;
+    hwagent::buildPartitionBackendsPipeline(pm, partition);
+    if (failed(pm.run(*module)))
       return 1;
     FailureOr<hwagent::ModelTable> built = hwagent::buildModelTable(*module);
     if (failed(built))

@@ -14,6 +14,7 @@
 #include "SyntheticGraph.h"
 
 #include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -44,12 +45,9 @@ void lowerChain(benchmark::State &state) {
     OwningOpRef<ModuleOp> module = source->clone();
     PassManager pm(&context);
     pm.enableVerifier(false);
-    if (failed(parsePassPipeline("partition-backends,hwagent-lower-to-runtime,"
-                                 "hwagent-lower-to-llvm",
-                                 pm, llvm::errs()))) {
-      state.SkipWithError("bad pipeline");
-      return;
-    }
+    hwagent::buildPartitionBackendsPipeline(pm, {});
+    pm.addPass(hwagent::createLowerToRuntime());
+    hwagent::buildLowerToLLVMPipeline(pm);
     state.ResumeTiming();
     if (failed(pm.run(*module))) {
       state.SkipWithError("lowering failed");

@@ -273,22 +273,33 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
       classes = 2;
   }
 
+  // The pipeline from typed options: a target path may hold any character.
   bool partitioned = false;
   module->walk([&](RegionOp) { partitioned = true; });
   PassManager pm(module->getContext());
-  std::string pipeline;
-  if (!partitioned)
-    pipeline =
-        "partition-backends{target=" + options.target +
-        " strategy=" + options.strategy +
-        (options.partitionOptions.empty() ? ""
-                                          : " " + options.partitionOptions) +
-        "},";
-  pipeline +=
-      "hwagent-lower-to-runtime,hwagent-lower-to-llvm{kernel-min-flops=" +
-      std::to_string(options.kernelMinFlops) + "}";
-  if (failed(parsePassPipeline(pipeline, pm, errs)))
-    return nullptr;
+  if (!partitioned) {
+    PartitionBackendsOptions partition;
+    if (!options.partitionOptions.empty() &&
+        failed(partition.parseFromString(options.partitionOptions, errs))) {
+      errs << "hwagent-run: bad partition options '" << options.partitionOptions
+           << "'\n";
+      return nullptr;
+    }
+    std::optional<hwcore::Strategy> strategy =
+        hwcore::parseStrategyName(options.strategy);
+    if (!strategy) {
+      errs << "hwagent-run: unknown strategy '" << options.strategy
+           << "' (optimal, greedy, local, cpu, ane, gpu)\n";
+      return nullptr;
+    }
+    partition.target = options.target;
+    partition.strategy = *strategy;
+    buildPartitionBackendsPipeline(pm, partition);
+  }
+  pm.addPass(createLowerToRuntime());
+  LowerToLLVMOptions lowering;
+  lowering.kernelMinFlops = options.kernelMinFlops;
+  buildLowerToLLVMPipeline(pm, lowering);
   auto start = std::chrono::steady_clock::now();
   if (failed(pm.run(*module))) {
     errs << "hwagent-run: partitioning or lowering @" << options.entry

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -70,10 +71,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
   PassManager pm(&ctx);
-  if (failed(parsePassPipeline("partition-backends,hwagent-lower-to-runtime,"
-                               "hwagent-lower-to-llvm",
-                               pm, llvm::errs())))
-    std::abort(); // The pipeline is a constant.
+  mlir::hwagent::buildPartitionBackendsPipeline(pm, {});
+  pm.addPass(mlir::hwagent::createLowerToRuntime());
+  mlir::hwagent::buildLowerToLLVMPipeline(pm);
   diagnosed = false;
   if (failed(pm.run(*module))) {
     if (!diagnosed)
