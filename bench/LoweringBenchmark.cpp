@@ -8,6 +8,7 @@
 //
 //   build/bin/hwagent-bench-lowering
 //   build/bin/hwagent-bench-lowering --emit=1000 > chain.mlir   # the input
+//   build/bin/hwagent-bench-lowering --emit=1000,2 > shared.mlir  # shared init
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,11 +32,20 @@ using namespace mlir;
 
 namespace {
 
-void lowerChain(benchmark::State &state) {
+/// The chain's form.
+enum Form { kArith, kGenericOwnInit, kGenericSharedInit };
+
+std::string chainText(int numOps, int form) {
+  return form == kArith ? hwagent::bench::makeElementwiseChain(numOps)
+                        : hwagent::bench::makeGenericChain(
+                              numOps, form == kGenericSharedInit);
+}
+
+void lowerChain(benchmark::State &state, int form) {
   int numOps = static_cast<int>(state.range(0));
   MLIRContext &context = hwagent::bench::getBenchContext();
-  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
-      hwagent::bench::makeElementwiseChain(numOps), &context);
+  OwningOpRef<ModuleOp> source =
+      parseSourceString<ModuleOp>(chainText(numOps, form), &context);
   if (!source) {
     state.SkipWithError("chain did not parse");
     return;
@@ -62,7 +72,10 @@ void lowerChain(benchmark::State &state) {
 
 } // namespace
 
-BENCHMARK(lowerChain)
+// Arith ops on tensors (converted to generics with fresh outputs), generics
+// with an empty each, and generics all writing into one shared empty (what
+// CSE makes of per-op empties; issue 24).
+BENCHMARK_CAPTURE(lowerChain, arith, kArith)
     ->Arg(250)
     ->Arg(500)
     ->Arg(1000)
@@ -70,11 +83,28 @@ BENCHMARK(lowerChain)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Complexity();
+BENCHMARK_CAPTURE(lowerChain, generic_own_init, kGenericOwnInit)
+    ->Arg(250)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Complexity();
+BENCHMARK_CAPTURE(lowerChain, generic_shared_init, kGenericSharedInit)
+    ->Arg(250)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Complexity();
 
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--emit=", 7) == 0) {
-      std::cout << hwagent::bench::makeElementwiseChain(std::atoi(argv[i] + 7));
+      // --emit=N[,form]: form 0 arith, 1 generics, 2 shared init.
+      const char *comma = std::strchr(argv[i], ',');
+      std::cout << chainText(std::atoi(argv[i] + 7),
+                             comma ? std::atoi(comma + 1) : kArith);
       return 0;
     }
   benchmark::Initialize(&argc, argv);

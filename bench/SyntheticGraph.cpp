@@ -77,6 +77,49 @@ std::string mlir::hwagent::bench::makeSyntheticGraph(int numOps) {
   return out;
 }
 
+std::string mlir::hwagent::bench::makeGenericChain(int numOps,
+                                                   bool sharedInit) {
+  const std::string t = "tensor<64x64xf32>";
+  const std::string map = "affine_map<(d0, d1) -> (d0, d1)>";
+  const char *ops[] = {"arith.addf", "arith.mulf", "arith.subf"};
+  std::string out = "func.func @train_step(%x: " + t + ", %w: " + t +
+                    ") -> (tensor<f32>, " + t + ") {\n";
+  if (sharedInit)
+    out += "  %e = tensor.empty() : " + t + "\n";
+  std::string previous = "%x";
+  for (int i = 0; i < numOps; ++i) {
+    std::string value = "%v" + std::to_string(i);
+    std::string init = "%e";
+    if (!sharedInit) {
+      init = "%e" + std::to_string(i);
+      out += "  " + init + " = tensor.empty() : " + t + "\n";
+    }
+    out += "  " + value + " = linalg.generic {indexing_maps = [" + map + ", " +
+           map + ", " + map +
+           "], iterator_types = [\"parallel\", \"parallel\"]} ins(" + previous +
+           ", " + (i % 2 ? "%x" : "%w") + " : " + t + ", " + t + ") outs(" +
+           init + " : " + t +
+           ") {\n  ^bb0(%a: f32, %b: f32, %o: f32):\n    %s = " + ops[i % 3] +
+           " %a, %b : f32\n    linalg.yield %s : f32\n  } -> " + t + "\n";
+    previous = value;
+  }
+  out += "  %l = tensor.empty() : tensor<f32>\n"
+         "  %zero = arith.constant 0.0 : f32\n"
+         "  %init = linalg.fill ins(%zero : f32) outs(%l : tensor<f32>) -> "
+         "tensor<f32>\n"
+         "  %loss = linalg.reduce ins(" +
+         previous + " : " + t +
+         ") outs(%init : tensor<f32>) dimensions = [0, 1]\n"
+         "    (%a: f32, %b: f32) {\n"
+         "      %s = arith.addf %a, %b : f32\n"
+         "      linalg.yield %s : f32\n"
+         "    }\n"
+         "  %w2 = arith.subf %w, " +
+         previous + " : " + t + "\n  return %loss, %w2 : tensor<f32>, " + t +
+         "\n}\n";
+  return out;
+}
+
 std::string mlir::hwagent::bench::makeElementwiseChain(int numOps) {
   const std::string t = "tensor<64x64xf32>";
   const char *ops[] = {"arith.addf", "arith.mulf", "arith.subf"};

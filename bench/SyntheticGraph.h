@@ -22,6 +22,10 @@ std::string makeSyntheticGraph(int numOps);
 /// also reading one of the two arguments (so every value of the chain is
 /// read by later ops too), reduced to a scalar loss. Deterministic.
 std::string makeElementwiseChain(int numOps);
+/// The same chain written as linalg.generic ops, each writing into its own
+/// tensor.empty or (`sharedInit`) all into one, as CSE leaves per-op
+/// empties.
+std::string makeGenericChain(int numOps, bool sharedInit);
 
 /// One context for a benchmark program: hwagent's dialects loaded, its
 /// passes and pipelines registered, multithreading off (the figures are

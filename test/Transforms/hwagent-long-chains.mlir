@@ -28,6 +28,42 @@ func.func @chain(%a: tensor<8xf32>, %b: tensor<8xf32>, %acc: tensor<f32>) -> (te
 
 // -----
 
+// Two elementwise ops writing into one shared tensor.empty (what CSE makes
+// of per-op empties) each get their own; an op alone with its empty keeps it.
+// FRESH-LABEL: func.func @shared
+// FRESH:         %[[E0:.*]] = tensor.empty() : tensor<8xf32>
+// FRESH-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<8xf32>
+// FRESH-NEXT:    %[[A:.*]] = linalg.generic {{.*}} outs(%[[E1]] : tensor<8xf32>)
+// FRESH:         linalg.generic {{.*}} ins(%[[A]], %arg1 : tensor<8xf32>, tensor<8xf32>) outs(%[[E0]] : tensor<8xf32>)
+// FRESH:         %[[OWN:.*]] = tensor.empty() : tensor<4xf32>
+// FRESH-NEXT:    linalg.generic {{.*}} outs(%[[OWN]] : tensor<4xf32>)
+#id = affine_map<(d0) -> (d0)>
+func.func @shared(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%0, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.mulf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %f = tensor.empty() : tensor<4xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%c : tensor<4xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.negf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %1, %2 : tensor<8xf32>, tensor<4xf32>
+}
+
+// -----
+
 // A straight-line body of 9 ops becomes blocks of at most 3 (two ops and
 // a branch); the loop body (a nested region) is not split.
 // SPLIT-LABEL: func.func @straight

@@ -3,9 +3,10 @@
 // hwagent-fresh-outputs: a linalg op whose payload never reads an output's
 // block argument and whose loops are all parallel overwrites that output
 // entirely, so the init tensor only names a buffer to write into. Replacing
-// it by tensor.empty keeps one-shot bufferization from weighing in-place
-// writes into values other ops still read, which is what makes it quadratic
-// on long elementwise chains.
+// it by a tensor.empty of the op's own (also when the init is one empty that
+// several ops share, as CSE leaves them) keeps one-shot bufferization from
+// weighing in-place writes into values other ops still read, which is what
+// makes it quadratic on long elementwise chains.
 //
 // hwagent-split-long-blocks: SCF-to-CF splits a block at every loop it
 // lowers, moving the rest of the block each time: quadratic in the length
@@ -42,15 +43,19 @@ struct FreshOutputsPass : hwagent::impl::FreshOutputsBase<FreshOutputsPass> {
       for (OpOperand &init : op.getDpsInitsMutable()) {
         Value value = init.get();
         auto type = dyn_cast<RankedTensorType>(value.getType());
+        // An empty of this op's own is what it should have; one empty
+        // shared by several ops (what CSE makes of per-op empties) sends
+        // one-shot bufferization into quadratic conflict analysis, so
+        // each op gets a fresh one.
+        auto empty = value.getDefiningOp<tensor::EmptyOp>();
         if (!type || op.payloadUsesValueFromOperand(&init) ||
-            value.getDefiningOp<tensor::EmptyOp>())
+            (empty && value.hasOneUse()))
           continue;
         OpBuilder b(op);
         SmallVector<OpFoldResult> sizes =
             tensor::getMixedSizes(b, op.getLoc(), value);
-        Value empty = tensor::EmptyOp::create(b, op.getLoc(), sizes,
-                                              type.getElementType());
-        init.set(empty);
+        init.set(tensor::EmptyOp::create(b, op.getLoc(), sizes,
+                                         type.getElementType()));
       }
     }
   }
