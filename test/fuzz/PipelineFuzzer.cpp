@@ -3,9 +3,11 @@
 // The input is MLIR text. What parses and verifies goes through the whole
 // compile path hwagent-run uses: partition-backends (form regions, profile,
 // estimate costs, assign backends, insert transfers), hwagent-lower-to-runtime
-// and hwagent-lower-to-llvm. Rejecting the input with a diagnostic is fine;
-// a crash, a sanitizer report, a pipeline that fails without a diagnostic,
-// or one that succeeds with IR that does not verify is a finding. Built and
+// and hwagent-lower-to-llvm. Rejecting the input with a diagnostic while
+// partitioning is fine; a crash, a sanitizer report, a pipeline that fails
+// without a diagnostic, one that succeeds with IR that does not verify, and
+// (the oracle) a step that verified and partitioned but does not lower are
+// findings: whatever the partitioner accepts, the lowering must compile. Built and
 // run by scripts/fuzz (docs/building.md) against Debian's uninstrumented
 // LLVM/MLIR: only hwagent's code is instrumented.
 //
@@ -70,17 +72,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   if (!module)
     return 0;
-  PassManager pm(&ctx);
-  mlir::hwagent::buildPartitionBackendsPipeline(pm, {});
-  pm.addPass(mlir::hwagent::createLowerToRuntime());
-  mlir::hwagent::buildLowerToLLVMPipeline(pm);
+  PassManager partition(&ctx);
+  mlir::hwagent::buildPartitionBackendsPipeline(partition, {});
   diagnosed = false;
-  if (failed(pm.run(*module))) {
+  if (failed(partition.run(*module))) {
     if (!diagnosed)
       std::abort(); // A failure must say why.
     return 0;
   }
   if (failed(verify(*module)))
     std::abort(); // Success must leave valid IR.
+  PassManager lower(&ctx);
+  lower.addPass(mlir::hwagent::createLowerToRuntime());
+  mlir::hwagent::buildLowerToLLVMPipeline(lower);
+  if (failed(lower.run(*module)))
+    std::abort(); // A partitioned step must lower (the oracle).
+  if (failed(verify(*module)))
+    std::abort();
   return 0;
 }
