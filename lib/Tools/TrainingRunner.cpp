@@ -25,6 +25,9 @@
 #include <map>
 #include <random>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 using namespace mlir;
 using namespace mlir::hwagent;
 
@@ -111,6 +114,51 @@ static int64_t estimatePeakBytes(func::FuncOp fn) {
       live -= std::min(live, bytes);
   }
   return peak;
+}
+
+/// Bytes this process may still allocate: the free memory, or less when a
+/// limit on its address space (`ulimit -v`, as containers and CI set) leaves
+/// less room above what it already maps. `limited` says which applies.
+static int64_t availableMemory(bool &limited) {
+  limited = false;
+  int64_t available = INT64_MAX;
+  hwagent_telemetry_t telemetry = {};
+  if (hwagent_telemetry_read(&telemetry) == HWAGENT_OK &&
+      telemetry.free_memory_bytes > 0)
+    available = telemetry.free_memory_bytes;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    long pages = 0;
+    if (std::FILE *statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1)
+        pages = 0;
+      std::fclose(statm);
+    }
+    int64_t mapped = int64_t(pages) * sysconf(_SC_PAGESIZE);
+    int64_t room = std::max<int64_t>(0, int64_t(limit.rlim_cur) - mapped);
+    if (room < available) {
+      available = room;
+      limited = true;
+    }
+  }
+  return available;
+}
+
+/// Fails (with both figures) when `peakBytes` cannot be allocated.
+static LogicalResult checkMemory(const std::string &entry, int64_t peakBytes,
+                                 llvm::raw_ostream &errs) {
+  bool limited;
+  int64_t available = availableMemory(limited);
+  if (peakBytes <= available)
+    return success();
+  errs << llvm::formatv(
+      "hwagent-run: @{0} needs at least {1:f1} MiB of live tensors at its "
+      "peak but only {2:f1} MiB {3}; run a smaller variant "
+      "(scripts/gen_workloads.py --small)\n",
+      entry, peakBytes / double(1 << 20), available / double(1 << 20),
+      limited ? "fit under this process's memory limit (ulimit -v)"
+              : "of memory are available");
+  return failure();
 }
 
 //===----------------------------------------------------------------------===//
@@ -237,18 +285,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
 
   // Refuse steps that cannot fit: generated code would fail to allocate.
   r->peakBytes = estimatePeakBytes(fn);
-  hwagent_telemetry_t telemetry = {};
-  if (hwagent_telemetry_read(&telemetry) == HWAGENT_OK &&
-      telemetry.free_memory_bytes > 0 &&
-      r->peakBytes > telemetry.free_memory_bytes) {
-    errs << llvm::formatv(
-        "hwagent-run: @{0} needs at least {1:f1} GiB of live tensors at its "
-        "peak but only {2:f1} GiB of memory are available; run a smaller "
-        "variant (scripts/gen_workloads.py --small)\n",
-        options.entry, r->peakBytes / double(1ull << 30),
-        telemetry.free_memory_bytes / double(1ull << 30));
+  if (failed(checkMemory(options.entry, r->peakBytes, errs)))
     return nullptr;
-  }
   // Which f32 inputs are one-hot labels (the attribute goes with lowering).
   auto oneHotNames = [](func::FuncOp f) {
     std::vector<bool> oneHot;
@@ -316,6 +354,9 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
   r->compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  // Again with the compiled code loaded (a process limit counts it).
+  if (failed(checkMemory(options.entry, r->peakBytes, errs)))
+    return nullptr;
   r->module = std::move(module);
 
   void *model = nullptr;

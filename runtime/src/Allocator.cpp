@@ -13,7 +13,10 @@
 
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "Errors.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -53,8 +56,17 @@ void *allocate(size_t alignment, size_t size) {
     c.cachedBytes -= static_cast<int64_t>(rounded);
   } else {
     p = std::aligned_alloc(alignment, rounded);
+    if (!p) {
+      // Give the cached buffers back and try once more.
+      for (auto &[bytes, buffers] : c.free)
+        for (void *q : buffers)
+          std::free(q);
+      c.free.clear();
+      c.cachedBytes = 0;
+      p = std::aligned_alloc(alignment, rounded);
+    }
     if (!p)
-      return nullptr;
+      hwagent_rt::outOfMemory(rounded, "a buffer of the step");
   }
   c.live[p] = alignment == kAlignment ? rounded : rounded | 1;
   c.liveBytes += static_cast<int64_t>(rounded);
@@ -63,6 +75,14 @@ void *allocate(size_t alignment, size_t size) {
 }
 
 } // namespace
+
+void hwagent_rt::outOfMemory(size_t bytes, const char *what) {
+  std::fprintf(stderr,
+               "hwagent: cannot allocate %zu bytes for %s: out of memory or "
+               "over the process's memory limit (ulimit -v)\n",
+               bytes, what);
+  std::_Exit(1);
+}
 
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
   return allocate(kAlignment, size);

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 
+#include <cstddef>
 #include <string>
 
 namespace hwagent_rt {
@@ -21,6 +22,12 @@ namespace hwagent_rt {
 hwagent_status_t fail(hwagent_status_t code, std::string message);
 /// HWAGENT_OK, or the status code and message of `status`.
 hwagent_status_t report(const absl::Status &status);
+
+/// Memory for a compiled step (its buffers, the kernels' packing) could not
+/// be had: generated code cannot take a null buffer, so the process stops
+/// here with the reason on stderr and exit status 1 (the one place the
+/// library prints).
+[[noreturn]] void outOfMemory(size_t bytes, const char *what);
 
 } // namespace hwagent_rt
 

@@ -17,6 +17,8 @@
 
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "Errors.h"
+
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -165,8 +167,31 @@ void pack(float *dst, const float *base, const int64_t *rowOff, int64_t rows,
   }
 }
 
+/// A float buffer that grows and never shrinks; a failed allocation stops
+/// the process with the reason (hwagent_rt::outOfMemory), like the step's
+/// own buffers, instead of aborting inside operator new.
+class ScratchBuffer {
+public:
+  ~ScratchBuffer() { std::free(buffer); }
+  void resize(size_t count) {
+    if (count <= capacity)
+      return;
+    std::free(buffer);
+    buffer = static_cast<float *>(std::malloc(count * sizeof(float)));
+    capacity = buffer ? count : 0;
+    if (!buffer)
+      hwagent_rt::outOfMemory(count * sizeof(float),
+                              "a kernel's packing buffer");
+  }
+  float *data() { return buffer; }
+
+private:
+  float *buffer = nullptr;
+  size_t capacity = 0;
+};
+
 struct Scratch {
-  std::vector<float> left, right, out;
+  ScratchBuffer left, right, out;
 };
 thread_local Scratch scratch;
 
@@ -278,7 +303,7 @@ Plan plan(const Operand *ops, const int64_t *extents, int64_t loops, int left) {
 /// `buffer` along whichever order copies the longer contiguous runs.
 Matrix asMatrix(const Operand &op, int o, const float *base, const Group &rows,
                 int64_t row0, int64_t rowCount, const Group &cols, int64_t col0,
-                int64_t colCount, std::vector<float> &buffer) {
+                int64_t colCount, ScratchBuffer &buffer) {
   int64_t stepR = rows.linearStep(o), stepC = cols.linearStep(o);
   if (rows.size <= 1)
     stepR = std::max<int64_t>(cols.size, 1);
