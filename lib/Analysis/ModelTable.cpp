@@ -3,6 +3,7 @@
 #include "HwAgent/Analysis/ModelTable.h"
 
 #include "HwAgent/Analysis/FeatureModels.h"
+#include "HwAgent/Analysis/Partitioner.h"
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/IR/HwAgentDialect.h"
@@ -45,9 +46,8 @@ static void regionPredictions(RegionOp region, hwagent_region_info_t &info) {
     info.legal_mask |= 1u << b;
     double seconds = entry.getSeconds().convertToDouble();
     if (CostTermsAttr terms = entry.getTerms())
-      seconds = (std::max(terms.getCompute().convertToDouble(),
-                          terms.getMemory().convertToDouble()) +
-                 terms.getRegionLaunch().convertToDouble()) *
+      seconds = regionCost(entry, static_cast<hwcore::BackendKind>(b))
+                    .insideSeconds() *
                 terms.getTelemetry().convertToDouble();
     info.predicted[b] = seconds;
   }

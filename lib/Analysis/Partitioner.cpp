@@ -37,9 +37,8 @@ double hwagent::roundSeconds(double seconds) {
   return std::round(seconds * scale) / scale;
 }
 
-/// The region's cost on a backend as the partitioner prices it: the cost
-/// model's terms when the entry has them, else its seconds as compute.
-static cm::RegionCost regionCost(BackendCostAttr entry, cm::BackendKind kind) {
+cm::RegionCost hwagent::regionCost(BackendCostAttr entry,
+                                   cm::BackendKind kind) {
   cm::RegionCost cost;
   cost.backend = kind;
   cost.legal = entry.getLegal();

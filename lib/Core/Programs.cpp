@@ -632,9 +632,7 @@ struct Move {
 
 /// A region's time inside a program on `label` (telemetry applied).
 double inside(const StepGraph &graph, unsigned v, unsigned label) {
-  const RegionCost &c = graph.costs[v][label];
-  return (std::max(c.compute, c.memory) + c.regionLaunch) *
-         graph.telemetryFactor[label];
+  return graph.costs[v][label].insideSeconds() * graph.telemetryFactor[label];
 }
 
 /// The refinement's candidates, best estimate first. It tries every move

@@ -132,11 +132,6 @@ static std::string describe(const cm::ProgramCost &cost,
   return note;
 }
 
-/// A region's time inside a program (what the runtime's profile measures).
-static double insideSeconds(const cm::RegionCost &cost) {
-  return std::max(cost.compute, cost.memory) + cost.regionLaunch;
-}
-
 namespace {
 struct EstimateCostsPass
     : public hwagent::impl::EstimateCostsBase<EstimateCostsPass> {
@@ -341,7 +336,7 @@ struct EstimateCostsPass
               << "); ignored";
           continue;
         }
-        double predicted = insideSeconds(cost);
+        double predicted = cost.insideSeconds();
         pairs[cost.backend].push_back({it->second->seconds, predicted});
         double w = hwconfig::measurementWeight(it->second->samples);
         double blended = w * it->second->seconds + (1 - w) * predicted;

@@ -29,6 +29,11 @@ std::string formatSeconds(double seconds);
 /// than that, and the IR stays readable.
 double roundSeconds(double seconds);
 
+/// A region's cost on a backend as the partitioner prices it: the cost
+/// model's terms when the entry has them, else its seconds as compute.
+::hwcore::RegionCost regionCost(BackendCostAttr entry,
+                                ::hwcore::BackendKind kind);
+
 /// A value flowing from one node to another (host = last node).
 struct RegionFlow {
   unsigned from = 0, to = 0;

@@ -114,6 +114,12 @@ struct RegionCost {
 
   /// Scales compute and memory (a measurement or a learned correction).
   void scale(double factor);
+  /// Seconds inside a program, before telemetry: its own compute or memory
+  /// (whichever binds) and its region launch; the program adds the launch
+  /// and weight handling. What the runtime's profile measures per region.
+  double insideSeconds() const {
+    return (compute > memory ? compute : memory) + regionLaunch;
+  }
 };
 
 /// Predicts `region` on `backend`. Illegal placements come back with
