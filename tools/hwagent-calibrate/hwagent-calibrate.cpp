@@ -46,25 +46,28 @@
 
 using namespace mlir;
 
+static llvm::cl::OptionCategory calibrateCategory("hwagent-calibrate options");
+
 static llvm::cl::opt<std::string>
     outputPath("o", llvm::cl::desc("Write the target JSON here ('-' = stdout)"),
-               llvm::cl::init(""));
+               llvm::cl::init(""), llvm::cl::cat(calibrateCategory));
 static llvm::cl::opt<std::string>
     targetName("name", llvm::cl::desc("Name of the written target"),
-               llvm::cl::init("host"));
+               llvm::cl::init("host"), llvm::cl::cat(calibrateCategory));
 static llvm::cl::opt<std::string> printTarget(
     "print-target",
     llvm::cl::desc("Print a built-in target (or a target file, resolved) as "
                    "JSON and exit: a starting point for a custom target"),
-    llvm::cl::value_desc("name-or-path"), llvm::cl::init(""));
+    llvm::cl::value_desc("name-or-path"), llvm::cl::init(""),
+    llvm::cl::cat(calibrateCategory));
 static llvm::cl::opt<int> cpuThreads(
     "cpu-threads",
     llvm::cl::desc("Threads the contraction kernels may use (the target "
                    "describes that many cores' worth of throughput)"),
-    llvm::cl::init(1));
+    llvm::cl::init(1), llvm::cl::cat(calibrateCategory));
 static llvm::cl::opt<bool>
     quick("quick", llvm::cl::desc("Fewer sizes and repetitions (for tests)"),
-          llvm::cl::init(false));
+          llvm::cl::init(false), llvm::cl::cat(calibrateCategory));
 
 namespace {
 
@@ -159,6 +162,7 @@ struct Point {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(calibrateCategory);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "hwagent host CPU calibration\n");
   if (!printTarget.empty()) {
