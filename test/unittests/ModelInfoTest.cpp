@@ -1,0 +1,153 @@
+//===- ModelInfoTest.cpp - the emitted model info against the compiler's --===//
+//
+// hwagent-lower-to-runtime writes the model table as LLVM constants of the
+// runtime's C structs; the layouts are pinned by static_assert, the values
+// here: the step is partitioned, its table built in C++ (buildModelTable),
+// then lowered and JIT-compiled, and `__hwagent_model_info()` must hold the
+// same regions, programs, edges, links and compile times field by field,
+// and a function table naming every argument and result as
+// describeFunction does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HwAgent/Analysis/ModelTable.h"
+#include "HwAgent/Analysis/StepSignature.h"
+#include "HwAgent/Tools/InitAll.h"
+#include "HwAgent/Tools/Jit.h"
+#include "HwAgent/Tools/TrainingRunner.h"
+#include "HwAgent/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::hwagent;
+
+namespace {
+
+TEST(ModelInfo, JitMatchesTheCompilersTable) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllPasses(); // the lowering pipeline is built from their names
+  DialectRegistry registry;
+  registerRunnerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      HWAGENT_SOURCE_DIR "/examples/digits_cnn_train_step.mlir", &context);
+  ASSERT_TRUE(module);
+
+  PassManager partition(&context);
+  PartitionBackendsOptions options;
+  options.strategy = hwcore::Strategy::ane; // programs on two backends
+  buildPartitionBackendsPipeline(partition, options);
+  ASSERT_TRUE(succeeded(partition.run(*module)));
+  FailureOr<ModelTable> table = buildModelTable(*module);
+  ASSERT_TRUE(succeeded(table));
+  std::vector<StepSignature> signatures;
+  for (auto fn : module->getOps<func::FuncOp>())
+    signatures.push_back(describeFunction(fn));
+
+  PassManager lower(&context);
+  lower.addPass(createLowerToRuntime());
+  buildLowerToLLVMPipeline(lower);
+  ASSERT_TRUE(succeeded(lower.run(*module)));
+  std::string error;
+  std::unique_ptr<ExecutionEngine> engine = createHostJit(*module, error);
+  ASSERT_TRUE(engine) << error;
+  void *pointer = nullptr;
+  ASSERT_FALSE(bool(engine->invoke("__hwagent_model_info",
+                                   ExecutionEngine::result(pointer))));
+  const auto &jit = *static_cast<const hwagent_model_info_t *>(pointer);
+  hwagent_model_info_t expected = table->info();
+
+  EXPECT_EQ(jit.version, uint32_t(HWAGENT_MODEL_INFO_VERSION));
+  EXPECT_EQ(jit.num_backends, uint32_t(HWAGENT_NUM_BACKENDS));
+  EXPECT_STREQ(jit.target, expected.target);
+  ASSERT_EQ(jit.num_regions, expected.num_regions);
+  ASSERT_EQ(jit.num_programs, expected.num_programs);
+  ASSERT_EQ(jit.num_edges, expected.num_edges);
+  EXPECT_GE(jit.num_programs, 2u);
+  for (uint32_t i = 0; i < jit.num_regions; ++i) {
+    const hwagent_region_info_t &a = jit.regions[i], &b = expected.regions[i];
+    EXPECT_EQ(a.key, b.key) << i;
+    EXPECT_EQ(a.flops, b.flops) << i;
+    EXPECT_EQ(a.bytes, b.bytes) << i;
+    EXPECT_EQ(a.id, b.id) << i;
+    EXPECT_EQ(a.program, b.program) << i;
+    EXPECT_EQ(a.legal_mask, b.legal_mask) << i;
+    for (int k = 0; k < HWAGENT_NUM_BACKENDS; ++k)
+      EXPECT_EQ(a.predicted[k], b.predicted[k]) << i;
+  }
+  for (uint32_t i = 0; i < jit.num_programs; ++i) {
+    const hwagent_program_info_t &a = jit.programs[i],
+                                 &b = expected.programs[i];
+    EXPECT_EQ(a.assigned, b.assigned) << i;
+    EXPECT_EQ(a.legal_mask, b.legal_mask) << i;
+    EXPECT_EQ(a.first_region, b.first_region) << i;
+    EXPECT_EQ(a.num_regions, b.num_regions) << i;
+    EXPECT_EQ(a.flops, b.flops) << i;
+    EXPECT_EQ(a.weight_bytes, b.weight_bytes) << i;
+    for (int k = 0; k < HWAGENT_NUM_BACKENDS; ++k) {
+      EXPECT_EQ(a.predicted[k], b.predicted[k]) << i;
+      EXPECT_EQ(a.weight_update[k], b.weight_update[k]) << i;
+    }
+  }
+  for (uint32_t i = 0; i < jit.num_edges; ++i) {
+    const hwagent_edge_info_t &a = jit.edges[i], &b = expected.edges[i];
+    EXPECT_EQ(a.from, b.from) << i;
+    EXPECT_EQ(a.to, b.to) << i;
+    EXPECT_EQ(a.bytes, b.bytes) << i;
+    EXPECT_EQ(a.convert_bytes, b.convert_bytes) << i;
+  }
+  for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
+    EXPECT_EQ(jit.compile[a], expected.compile[a]);
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+      EXPECT_EQ(jit.links[a][b].bandwidth, expected.links[a][b].bandwidth);
+      EXPECT_EQ(jit.links[a][b].convert_bandwidth,
+                expected.links[a][b].convert_bandwidth);
+      EXPECT_EQ(jit.links[a][b].sync, expected.links[a][b].sync);
+    }
+  }
+
+  // The function table: train_step and eval_step, every value named.
+  ASSERT_EQ(jit.num_functions, signatures.size());
+  for (const StepSignature &sig : signatures) {
+    const hwagent_function_info_t *fn =
+        hwagent_model_function(&jit, sig.function.c_str());
+    ASSERT_NE(fn, nullptr) << sig.function;
+    EXPECT_NE(fn->invoke, nullptr);
+    ASSERT_EQ(fn->num_args, sig.args.size());
+    ASSERT_EQ(fn->num_results, sig.results.size());
+    auto check = [&](const hwagent_value_info_t &v, const ValueSignature &s) {
+      EXPECT_EQ(v.name, s.name);
+      EXPECT_EQ(v.role, s.role) << s.name;
+      EXPECT_EQ(v.updates, s.updates) << s.name;
+      EXPECT_EQ(v.dtype, dtypeOf(getElementTypeOrSelf(s.type))) << s.name;
+      auto shaped = dyn_cast<ShapedType>(s.type);
+      ASSERT_EQ(v.rank, shaped ? shaped.getRank() : -1) << s.name;
+      for (int32_t d = 0; d < v.rank; ++d)
+        EXPECT_EQ(v.shape[d], shaped.getDimSize(d)) << s.name;
+    };
+    for (size_t i = 0; i < sig.args.size(); ++i)
+      check(fn->args[i], sig.args[i]);
+    for (size_t i = 0; i < sig.results.size(); ++i)
+      check(fn->results[i], sig.results[i]);
+  }
+  const hwagent_function_info_t *train =
+      hwagent_model_function(&jit, "train_step");
+  EXPECT_STREQ(train->results[0].name, "loss");
+  EXPECT_EQ(train->results[0].role, HWAGENT_ROLE_LOSS);
+  EXPECT_STREQ(train->results[1].name, "w1");
+  EXPECT_EQ(train->results[1].updates, 2);
+  EXPECT_EQ(train->args[1].role, HWAGENT_ROLE_LABEL);
+}
+
+} // namespace
