@@ -252,24 +252,24 @@ absl::Status Session::endStep(double loss) {
     MutexLock lock(&mutex);
     last = stats;
     if (log.isOpen()) {
+      // Per backend, keyed by the vocabulary's names.
+      Json share = Json::object(), scenario = Json::object();
+      for (int b = 0; b < kNumBackends; ++b) {
+        share[hwagent_backend_name(b)] = stats.share[b];
+        scenario[hwagent_backend_name(b)] = slowdown[b].load();
+      }
+      scenario["thermal"] = thermal.load();
       log.write({{"type", "step"},
                  {"step", stats.steps - 1},
                  {"loss", loss},
                  {"step_seconds", stats.last_step_seconds},
                  {"wall_seconds", stats.last_wall_seconds},
-                 {"share",
-                  {{"cpu", stats.share[0]},
-                   {"ane", stats.share[1]},
-                   {"gpu", stats.share[2]}}},
+                 {"share", std::move(share)},
                  {"cpu_measured", stats.cpu_measured != 0},
                  {"launches", stats.launches},
                  {"faults", stats.faults},
                  {"total_faults", faults.load()},
-                 {"scenario",
-                  {{"cpu", slowdown[0].load()},
-                   {"ane", slowdown[1].load()},
-                   {"gpu", slowdown[2].load()},
-                   {"thermal", thermal.load()}}}});
+                 {"scenario", std::move(scenario)}});
       status = log.flush();
     }
   }
