@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Analysis/ModelTable.h"
+#include "HwAgent/Core/Target.h"
 #include "HwAgent/Tools/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_rt.h"
@@ -93,7 +94,7 @@ int main(int argc, char **argv) {
   const char *scenario = argv[arg++];
   int steps = arg < argc && argv[arg][0] != '-' ? std::atoi(argv[arg++]) : 1000;
   bool adaptive = true, telemetry = true;
-  std::string target = "apple-m4";
+  std::string target = hwcore::kDefaultTarget;
   for (; arg < argc; ++arg) {
     if (!std::strcmp(argv[arg], "--static"))
       adaptive = false;

@@ -104,7 +104,8 @@ static cl::opt<uint64_t> seed("seed", cl::desc("Seed of inputs and noise"),
                               cl::init(1), cl::cat(runCategory));
 static cl::opt<std::string> target("target",
                                    cl::desc("Target for partitioning"),
-                                   cl::init("apple-m4"), cl::cat(runCategory));
+                                   cl::init(hwcore::kDefaultTarget),
+                                   cl::cat(runCategory));
 static cl::opt<std::string> strategy(
     "strategy",
     cl::desc("Partition strategy: optimal, greedy, local, cpu, ane, gpu"),

@@ -3,6 +3,7 @@
 #ifndef HWAGENT_TRANSFORMS_PASSES_H
 #define HWAGENT_TRANSFORMS_PASSES_H
 
+#include "HwAgent/Core/Target.h"
 #include "HwAgent/Core/Vocabulary.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 #include "HwAgent/Transforms/RegionFormation.h"
@@ -47,7 +48,7 @@ struct PartitionBackendsOptions
     : public PassPipelineOptions<PartitionBackendsOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("Built-in target or target JSON"),
-                             llvm::cl::init("apple-m4")};
+                             llvm::cl::init(::hwcore::kDefaultTarget)};
   Option<std::string> telemetry{*this, "telemetry",
                                 llvm::cl::desc("Telemetry snapshot JSON"),
                                 llvm::cl::init("")};

@@ -92,7 +92,7 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
     lowering read them instead of resolving the target again.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"apple-m4\"",
+    Option<"target", "target", "std::string", "::hwcore::kDefaultTarget",
            "Built-in target name or target JSON file">,
     Option<"telemetry", "telemetry", "std::string", "\"\"",
            "Telemetry snapshot JSON file">,

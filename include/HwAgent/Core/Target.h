@@ -158,6 +158,10 @@ struct TargetDescription {
   LinkDescription link(BackendKind from, BackendKind to) const;
 };
 
+/// The target a partition is made for when none is named (every driver's
+/// default: hwagent-opt's passes, hwagent-run, the benchmarks).
+inline constexpr const char *kDefaultTarget = "apple-m4";
+
 /// Names of the built-in targets.
 std::vector<std::string> builtinTargetNames();
 

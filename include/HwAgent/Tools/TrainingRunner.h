@@ -21,6 +21,7 @@
 #ifndef HWAGENT_TOOLS_TRAININGRUNNER_H
 #define HWAGENT_TOOLS_TRAININGRUNNER_H
 
+#include "HwAgent/Core/Target.h"
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_rt.h"
 
@@ -44,7 +45,7 @@ struct RunnerOptions {
   std::string entry = "train_step";
   /// The evaluation function, compiled and run when the module has it.
   std::string evalEntry = "eval_step";
-  std::string target = "apple-m4";
+  std::string target = hwcore::kDefaultTarget;
   std::string strategy = "optimal";
   /// Extra partition-backends options ("backends=cpu,ane ...").
   std::string partitionOptions;
