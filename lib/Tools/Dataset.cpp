@@ -7,9 +7,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::hwagent;
@@ -390,14 +388,8 @@ bool hwagent::loadParameters(const std::string &path,
 }
 
 bool hwagent::checkWritable(const std::string &path, llvm::raw_ostream &errs) {
-  std::string probe = path + ".tmp." + std::to_string(getpid());
-  std::FILE *file = std::fopen(probe.c_str(), "wb");
-  if (!file) {
-    errs << "hwagent-run: cannot write '" << path
-         << "': " << std::strerror(errno) << "\n";
-    return false;
-  }
-  std::fclose(file);
-  std::remove(probe.c_str());
-  return true;
+  if (hwagent_check_writable(path.c_str()) == HWAGENT_OK)
+    return true;
+  errs << "hwagent-run: " << hwagent_error_message() << "\n";
+  return false;
 }

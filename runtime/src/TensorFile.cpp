@@ -454,6 +454,12 @@ const char *hwagent_tensor_file_metadata(const hwagent_tensor_file_t *file,
   return it == file->metadata.end() ? nullptr : it->second.c_str();
 }
 
+hwagent_status_t hwagent_check_writable(const char *path) {
+  if (!path)
+    return hwagent_rt::fail(HWAGENT_INVALID_ARGUMENT, "no path");
+  return hwagent_rt::report(hwagent_rt::checkWritable(path));
+}
+
 hwagent_status_t hwagent_safetensors_write(const char *path,
                                            const hwagent_tensor_t *tensors,
                                            uint32_t count,

@@ -455,6 +455,11 @@ HWAGENT_RT_API hwagent_status_t hwagent_safetensors_write(
     const char *path, const hwagent_tensor_t *tensors, uint32_t count,
     const char *const *metadata, uint32_t num_metadata);
 
+/** Whether an atomic write to `path` (hwagent_safetensors_write, the
+ *  profile) could create its file now: drivers check their outputs before
+ *  the first step. HWAGENT_IO_ERROR with the path and reason if not. */
+HWAGENT_RT_API hwagent_status_t hwagent_check_writable(const char *path);
+
 /* ---- Telemetry ---------------------------------------------------------- */
 
 typedef struct hwagent_telemetry {
