@@ -7,8 +7,8 @@
 // partitioning is fine; a crash, a sanitizer report, a pipeline that fails
 // without a diagnostic, one that succeeds with IR that does not verify, and
 // (the oracle) a step that verified and partitioned but does not lower are
-// findings: whatever the partitioner accepts, the lowering must compile. Built and
-// run by scripts/fuzz (docs/building.md) against Debian's uninstrumented
+// findings: whatever the partitioner accepts, the lowering must compile. Built
+// and run by scripts/fuzz (docs/building.md) against Debian's uninstrumented
 // LLVM/MLIR: only hwagent's code is instrumented.
 //
 //===----------------------------------------------------------------------===//
