@@ -323,15 +323,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
            << "'\n";
       return nullptr;
     }
-    std::optional<hwcore::Strategy> strategy =
-        hwcore::parseStrategyName(options.strategy);
-    if (!strategy) {
-      errs << "hwagent-run: unknown strategy '" << options.strategy
-           << "' (optimal, greedy, local, cpu, ane, gpu)\n";
-      return nullptr;
-    }
     partition.target = options.target;
-    partition.strategy = *strategy;
+    partition.strategy = options.strategy;
     buildPartitionBackendsPipeline(pm, partition);
   }
   pm.addPass(createLowerToRuntime());

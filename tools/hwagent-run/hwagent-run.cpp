@@ -106,10 +106,11 @@ static cl::opt<std::string> target("target",
                                    cl::desc("Target for partitioning"),
                                    cl::init(hwcore::kDefaultTarget),
                                    cl::cat(runCategory));
-static cl::opt<std::string> strategy(
-    "strategy",
-    cl::desc("Partition strategy: optimal, greedy, local, cpu, ane, gpu"),
-    cl::init("optimal"), cl::cat(runCategory));
+static cl::opt<hwcore::Strategy> strategy("strategy",
+                                          cl::desc("Partition strategy"),
+                                          cl::init(hwcore::Strategy::optimal),
+                                          hwagent::strategyValues(),
+                                          cl::cat(runCategory));
 static cl::opt<std::string> partitionOptions(
     "partition-options",
     cl::desc("Further partition-backends options, e.g. \"backends=cpu,ane\""),
@@ -271,8 +272,11 @@ int main(int argc, char **argv) {
   if (backend != ForcedBackend::autoChoice) {
     if (strategy.getNumOccurrences())
       return fail("--backend and --strategy cannot be combined");
-    options.strategy = hwcore::backendName(
-        static_cast<hwcore::BackendKind>(static_cast<int>(backend.getValue())));
+    auto kind =
+        static_cast<hwcore::BackendKind>(static_cast<int>(backend.getValue()));
+    for (hwcore::Strategy s : hwcore::kAllStrategies)
+      if (hwcore::fixedBackend(s) == kind)
+        options.strategy = s;
   }
   options.partitionOptions = partitionOptions;
   options.kernelMinFlops = kernelMinFlops;

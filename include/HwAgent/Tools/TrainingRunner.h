@@ -46,7 +46,7 @@ struct RunnerOptions {
   /// The evaluation function, compiled and run when the module has it.
   std::string evalEntry = "eval_step";
   std::string target = hwcore::kDefaultTarget;
-  std::string strategy = "optimal";
+  hwcore::Strategy strategy = hwcore::Strategy::optimal;
   /// Extra partition-backends options ("backends=cpu,ane ...").
   std::string partitionOptions;
   /// hwagent-lower-to-llvm's kernel-min-flops (-1: no kernel calls).
