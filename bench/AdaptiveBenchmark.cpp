@@ -4,9 +4,10 @@
 // reads its model table (the C structs hwagent-lower-to-runtime would emit)
 // and drives the runtime through it as the compiled step would (select,
 // begin, end per program) for N steps under a scenario, with every
-// backend's time simulated so that the truth is known. Reports regret
-// against the per-step oracle and against the best fixed placement in
-// hindsight, re-partitions, and the steps needed to react to each event.
+// backend's time simulated so that the truth is known (AdaptiveDriver.h).
+// Reports regret against the clairvoyant oracle and against the best fixed
+// placement in hindsight, re-partitions and probes, and per change of
+// conditions what a better placement was worth and how the runtime reacted.
 // `--synthetic N` replaces the workload by N programs in a chain with skip
 // edges (step-end cost at scale).
 //
@@ -15,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AdaptiveDriver.h"
+
 #include "HwAgent/Analysis/ModelTable.h"
 #include "HwAgent/Core/Target.h"
 #include "HwAgent/Tools/InitAll.h"
@@ -22,12 +25,8 @@
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -113,18 +112,9 @@ int main(int argc, char **argv) {
   if (synthetic) {
     table = syntheticTable(synthetic);
   } else {
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(workload, &context);
-    if (!module)
-      return 1;
-    PassManager pm(&context);
-    hwagent::PartitionBackendsOptions partition;
-    partition.target = target;
-    hwagent::buildPartitionBackendsPipeline(pm, partition);
-    if (failed(pm.run(*module)))
-      return 1;
-    FailureOr<hwagent::ModelTable> built = hwagent::buildModelTable(*module);
-    if (failed(built))
+    std::optional<hwagent::ModelTable> built =
+        hwagent::bench::partitionedTable(context, workload, target);
+    if (!built)
       return 1;
     table = std::move(*built);
   }
@@ -133,77 +123,46 @@ int main(int argc, char **argv) {
   hwagent_options_init(&options);
   options.adaptive = adaptive;
   options.use_telemetry = telemetry;
-  options.simulate_cpu = 1;
   options.explore_every = 10;
   options.sim_noise = 0.05;
   options.seed = 7;
   options.scenario_path = scenario;
   options.log_path = std::getenv("HWAGENT_LOG");
-  hwagent_model_info_t info = table.info();
-  hwagent_session_t *session = nullptr;
-  if (hwagent_session_create(&info, &options, &session) != HWAGENT_OK) {
-    std::fprintf(stderr, "hwagent-bench-adaptive: %s\n",
-                 hwagent_error_message());
+  std::optional<hwagent::bench::AdaptiveRun> run =
+      hwagent::bench::runAdaptive(table, options, steps);
+  if (!run)
     return 1;
-  }
-  hwagent_session_make_current(session);
-  uint32_t programs = hwagent_session_num_programs(session);
-  auto start = std::chrono::steady_clock::now();
-  for (int step = 0; step < steps; ++step) {
-    for (uint32_t p = 0; p < programs; ++p) {
-      int32_t backend = hwagent_rt_select(p);
-      hwagent_rt_begin(p, backend);
-      hwagent_rt_end(p, backend, 0);
-    }
-    hwagent_session_end_step(session, 0.0);
-  }
-  double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  hwagent_regret_t regret;
-  hwagent_session_regret(session, &regret);
-  uint32_t switches = hwagent_session_switch_steps(session, nullptr, 0);
-  std::vector<int64_t> switchSteps(switches);
-  hwagent_session_switch_steps(session, switchSteps.data(), switches);
-  uint32_t count = hwagent_session_scenario_events(session, nullptr, 0);
-  std::vector<hwagent_scenario_event_t> events(count);
-  hwagent_session_scenario_events(session, events.data(), count);
-
+  const hwagent_regret_t &regret = run->regret;
   std::printf("%s, %s, %d steps, %u programs, %s; %.3f s wall\n",
               synthetic ? "synthetic" : workload.c_str(), scenario, steps,
-              programs,
+              run->programs,
               !adaptive   ? "static (compile-time placement)"
               : telemetry ? "adaptive"
                           : "adaptive, learning from measurements only",
-              wall);
-  std::printf("  simulated total %.3f ms; regret vs per-step oracle %.2f%%, vs "
-              "best fixed in hindsight %.2f%%\n",
-              regret.actual_seconds * 1e3,
+              run->wallSeconds);
+  std::printf("  simulated total %.3f ms (switching %.3f ms); regret vs "
+              "clairvoyant oracle %.2f%%, vs best fixed in hindsight %.2f%%\n",
+              regret.actual_seconds * 1e3, regret.switch_seconds * 1e3,
               100 * (regret.actual_seconds / regret.oracle_seconds - 1),
               100 * (regret.actual_seconds / regret.best_fixed_seconds - 1));
-  std::printf("  re-partitions %u, explorations %lld\n", switches,
-              static_cast<long long>(regret.explorations));
+  std::printf("  re-partitions %lld, probes %lld, variants built %lld\n",
+              static_cast<long long>(regret.switches),
+              static_cast<long long>(regret.explorations),
+              static_cast<long long>(regret.compiles));
   // Reaction: the first re-partition from the end of the step before each
-  // event (where telemetry announces it) on; 0 steps = the event's first
+  // change (where telemetry announces it) on; 0 steps = the change's first
   // step already ran on the new placement.
-  for (size_t e = 0; e < events.size(); ++e) {
-    int64_t at = events[e].step;
-    int64_t end = e + 1 < events.size() ? events[e + 1].step - 1 : steps;
-    int reactions = 0;
-    int64_t first = -1;
-    for (int64_t s : switchSteps)
-      if (s >= at - 1 && s < end) {
-        first = first < 0 ? s : first;
-        ++reactions;
-      }
-    if (first >= 0)
-      std::printf(
-          "  event at step %lld: reacted after %lld steps, %d switches\n",
-          static_cast<long long>(at), static_cast<long long>(first - at + 1),
-          reactions);
+  for (const hwagent_event_outcome_t &o : run->outcomes) {
+    std::printf("  change at step %lld (%lld steps): best placement %.1f%% "
+                "faster than the one in use; ",
+                static_cast<long long>(o.step), static_cast<long long>(o.steps),
+                100 * o.best_gain);
+    if (o.reaction_steps >= 0)
+      std::printf("reacted after %lld steps, %d switches, %d probes\n",
+                  static_cast<long long>(o.reaction_steps), o.switches,
+                  o.probes);
     else
-      std::printf("  event at step %lld: no re-partition\n",
-                  static_cast<long long>(at));
+      std::printf("no re-partition, %d probes\n", o.probes);
   }
-  return hwagent_session_destroy(session) == HWAGENT_OK ? 0 : 1;
+  return 0;
 }

@@ -27,6 +27,8 @@ hwagent_model_info_t ModelTable::info() const {
   info.edges = edges.data();
   for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
     info.compile[a] = compile[a];
+    info.compile_per_byte[a] = compilePerByte[a];
+    info.max_compiles[a] = maxCompiles[a];
     for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
       info.links[a][b] = links[a][b];
   }
@@ -179,8 +181,11 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
                                 : TargetAttr()) {
     target = attr.toDescription();
     table.target = target.name;
-    for (const cm::BackendDescription &b : target.backends)
+    for (const cm::BackendDescription &b : target.backends) {
       table.compile[cm::index(b.kind)] = b.compile;
+      table.compilePerByte[cm::index(b.kind)] = b.compilePerByte;
+      table.maxCompiles[cm::index(b.kind)] = b.maxCompiles;
+    }
   } else {
     table.target = "unknown";
     target.defaultLink = {cm::BackendKind::cpu, cm::BackendKind::cpu, 1e11,

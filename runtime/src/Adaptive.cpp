@@ -18,9 +18,13 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
       logPredicted[r * kNumBackends + b] =
           std::log(std::max(model.programs[r].predicted[b], 1e-9));
       deviation[r * kNumBackends + b].variance = params.priorVariance;
+      deviation[r * kNumBackends + b].sumVariance =
+          params.priorVariance + params.backendPriorVariance;
     }
-  for (Estimate &o : offset)
-    o = Estimate{0, params.backendPriorVariance, 0};
+  for (int b = 0; b < kNumBackends; ++b) {
+    offset[b] = Estimate{0, params.backendPriorVariance, 0};
+    baseline[b] = 0;
+  }
 }
 
 Estimate OnlineModel::get(unsigned region, int backend) const {
@@ -28,7 +32,8 @@ Estimate OnlineModel::get(unsigned region, int backend) const {
   const Estimate &o = offset[backend];
   return Estimate{logPredicted[region * kNumBackends + backend] + o.mean +
                       d.mean,
-                  o.variance + d.variance, d.samples};
+                  std::min(o.variance + d.variance, d.sumVariance), d.samples,
+                  d.sumVariance};
 }
 
 void OnlineModel::update(unsigned region, int backend, double seconds,
@@ -38,11 +43,22 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   double z = std::log(std::max(seconds, 1e-9));
   double innovation =
       z - (logPredicted[region * kNumBackends + backend] + o.mean + d.mean);
+  double measurement =
+      params.measurementVariance / double(std::max<int64_t>(samples, 1));
+  // A measurement far outside the spread the filter expects means the
+  // backend changed (another client took it, it throttled): the offset's
+  // variance returns to its prior so that one measurement moves it most of
+  // the way instead of a fraction per step (change-point reset).
+  double before = std::min(o.variance + d.variance, d.sumVariance);
+  if (innovation * innovation > 9 * (before + params.measurementVariance)) {
+    o.variance = std::max(o.variance, params.backendPriorVariance);
+    before = o.variance + d.variance;
+    ++changeCount;
+  }
+  d.sumVariance = before * measurement / (before + measurement);
   // Joint update of the two terms: each takes its share of the innovation
   // by its variance (the measurement sees their sum).
-  double total =
-      o.variance + d.variance +
-      params.measurementVariance / double(std::max<int64_t>(samples, 1));
+  double total = o.variance + d.variance + measurement;
   double gainOffset = o.variance / total, gainDeviation = d.variance / total;
   o.mean += gainOffset * innovation;
   d.mean += gainDeviation * innovation;
@@ -52,22 +68,31 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   o.samples += samples;
 }
 
-void OnlineModel::advance() {
+void OnlineModel::advance(const bool *measured) {
   for (Estimate &d : deviation) {
     d.mean *= 1 - params.deviationDecay;
     d.variance =
         std::min(d.variance + params.processVariance, params.priorVariance);
+    d.sumVariance += params.processVariance + params.backendProcessVariance;
   }
-  for (Estimate &o : offset)
+  for (int b = 0; b < kNumBackends; ++b) {
+    Estimate &o = offset[b];
+    if (measured && !measured[b])
+      o.mean += params.offsetReversion * (baseline[b] - o.mean);
     o.variance = std::min(o.variance + params.backendProcessVariance,
                           params.backendPriorVariance);
+  }
 }
 
 void OnlineModel::shiftBackend(int backend, double logFactor) {
   Estimate &o = offset[backend];
+  baseline[backend] += logFactor;
+  ++changeCount;
   o.mean += logFactor;
   o.variance = std::min(o.variance + params.measurementVariance,
                         params.backendPriorVariance);
+  for (size_t i = backend; i < deviation.size(); i += kNumBackends)
+    deviation[i].sumVariance += params.measurementVariance;
 }
 
 /// The partition problem of the programs with unary costs cost(p, b)
@@ -114,48 +139,231 @@ double bestStepTime(const Model &table,
   return result->objective;
 }
 
+bool SwitchCosts::fits(const std::vector<int32_t> &to) const {
+  int64_t needed[kNumBackends] = {0, 0, 0};
+  for (size_t p = 0; p < to.size(); ++p)
+    if (!(*built)[p * kNumBackends + to[p]])
+      ++needed[to[p]];
+  for (int b = 0; b < kNumBackends; ++b)
+    if (compilesLeft[b] >= 0 && needed[b] > compilesLeft[b])
+      return false;
+  return true;
+}
+
+GainEstimate estimateGain(const Model &table, const OnlineModel &model,
+                          const std::vector<int32_t> &from,
+                          const std::vector<int32_t> &to,
+                          const SwitchCosts &costs) {
+  GainEstimate g;
+  auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };
+  g.fromSeconds = stepTime(table, from, estimated);
+  g.toSeconds = stepTime(table, to, estimated);
+  g.gain = g.fromSeconds - g.toSeconds;
+  // The uncertainty that decides is that of the placement not running: the
+  // running one is measured every step, and a probe measures the other.
+  // Linearized: d log t(p, b) = d offset(b) + d deviation(p, b), offsets
+  // shared by the moved programs on one backend, deviations independent
+  // (boundaries are known prices). Where direct measurements pin an
+  // estimate down more than its two terms say, both shrink in proportion.
+  auto shrink = [&](size_t p, int b) {
+    double separate =
+        model.backendOffset(b).variance + model.regionDeviation(p, b).variance;
+    return separate > 0 ? model.get(p, b).variance / separate : 0.0;
+  };
+  double coefficient[kNumBackends] = {0, 0, 0};
+  double variance = 0;
+  for (size_t p = 0; p < from.size(); ++p) {
+    if (from[p] == to[p])
+      continue;
+    double share = shrink(p, to[p]), seconds = estimated(p, to[p]);
+    coefficient[to[p]] += seconds * std::sqrt(share);
+    variance +=
+        seconds * seconds * share * model.regionDeviation(p, to[p]).variance;
+    g.switchCost += costs.move(p, from[p], to[p]);
+  }
+  for (int b = 0; b < kNumBackends; ++b)
+    variance +=
+        coefficient[b] * coefficient[b] * model.backendOffset(b).variance;
+  g.stdDev = std::sqrt(variance);
+  return g;
+}
+
+/// E[(X - threshold) 1{X >= bar}] for X ~ N(mean, stdDev^2), bar >=
+/// threshold: the gain beyond the threshold of the switches made when X
+/// clears the bar.
+static double enabledGain(double mean, double stdDev, double threshold,
+                          double bar) {
+  if (stdDev <= 0)
+    return mean >= bar ? mean - threshold : 0.0;
+  double z = (bar - mean) / stdDev;
+  double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+  double tail = 0.5 * std::erfc(z / std::sqrt(2.0));
+  return stdDev * pdf + (mean - threshold) * tail;
+}
+
+/// The relative (log-time) variance of what moving from `from` to `to`
+/// puts on new backends: the gain's deviation over the moved programs'
+/// estimated time there.
+static double movedRelativeVariance(const OnlineModel &model,
+                                    const std::vector<int32_t> &from,
+                                    const std::vector<int32_t> &to,
+                                    const GainEstimate &g) {
+  double moved = 0;
+  for (size_t p = 0; p < from.size(); ++p)
+    if (to[p] != from[p])
+      moved += model.get(p, to[p]).seconds();
+  return moved > 0 ? (g.stdDev / moved) * (g.stdDev / moved) : 0;
+}
+
 Decision decide(const Model &table, const OnlineModel &model,
-                const std::vector<int32_t> &current,
-                const std::vector<bool> &compiled,
-                const AdaptiveParameters &params) {
-  unsigned n = table.programs.size();
+                const std::vector<int32_t> &current, const SwitchCosts &costs,
+                const AdaptiveParameters &params, double probeCredit,
+                bool rateLimited) {
   Decision decision;
   decision.backends = current;
+  double horizon = std::max(params.horizon, 1.0);
+  // A placement's cost per step with its one-time switching costs spread
+  // over the horizon; a variant past the compile limit is illegal.
+  auto amortized = [&](size_t p, int b, double scale) {
+    if (!costs.canRun(p, b))
+      return hwcore::kIllegal;
+    return model.get(p, b).seconds() * scale +
+           costs.move(p, current[p], b) / horizon;
+  };
+  // Under a compile limit the solver may want more builds than are left:
+  // the build that saves least is forbidden and the problem re-solved until
+  // the proposal fits.
+  std::vector<bool> forbidden(table.programs.size() * kNumBackends, false);
+  auto allowed = [&](size_t p, int b, double scale) {
+    return forbidden[p * kNumBackends + b] ? hwcore::kIllegal
+                                           : amortized(p, b, scale);
+  };
   std::vector<int32_t> proposed;
-  auto estimated = [&](size_t r, int b) { return model.get(r, b).seconds(); };
-  if (std::isinf(bestStepTime(table, estimated, 1.0, &proposed))) {
-    decision.reason = "no legal assignment";
-    return decision;
+  for (;;) {
+    if (std::isinf(bestStepTime(
+            table, [&](size_t p, int b) { return allowed(p, b, 1.0); }, 1.0,
+            &proposed))) {
+      decision.reason = "no legal assignment";
+      return decision;
+    }
+    if (costs.fits(proposed))
+      break;
+    int worst = -1;
+    double worstSaving = 0;
+    for (size_t p = 0; p < proposed.size(); ++p) {
+      if (proposed[p] == current[p] || costs.canRunBuilt(p, proposed[p]))
+        continue;
+      double saving = model.get(p, current[p]).seconds() -
+                      model.get(p, proposed[p]).seconds();
+      if (worst < 0 || saving < worstSaving) {
+        worst = int(p);
+        worstSaving = saving;
+      }
+    }
+    forbidden[worst * kNumBackends + proposed[worst]] = true;
   }
-  decision.currentSeconds = stepTime(table, current, estimated);
-  decision.proposedSeconds = stepTime(table, proposed, estimated);
-  double gain = decision.currentSeconds - decision.proposedSeconds;
-  // Uncertainty of the gain: the changed regions' estimates on both sides
-  // (a log-normal's relative spread is about its log standard deviation).
-  double variance = 0, switchCost = 0;
-  for (unsigned r = 0; r < n; ++r) {
-    if (proposed[r] == current[r])
-      continue;
-    Estimate now = model.get(r, current[r]);
-    Estimate next = model.get(r, proposed[r]);
-    variance += now.variance * now.seconds() * now.seconds() +
-                next.variance * next.seconds() * next.seconds();
-    if (!compiled[r * kNumBackends + proposed[r]])
-      switchCost += table.compile[proposed[r]];
-  }
-  decision.gainStdDev = std::sqrt(variance);
-  if (gain <= 0) {
+  auto threshold = [&](const GainEstimate &g) {
+    return std::max(params.minRelativeGain * g.fromSeconds,
+                    g.switchCost / horizon);
+  };
+  GainEstimate g = estimateGain(table, model, current, proposed, costs);
+  decision.currentSeconds = g.fromSeconds;
+  decision.proposedSeconds = g.toSeconds;
+  decision.gainStdDev = g.stdDev;
+  decision.switchCost = g.switchCost;
+  bool differs = proposed != current;
+  bool fits = differs && costs.fits(proposed);
+  double relativeVariance = movedRelativeVariance(model, current, proposed, g);
+  bool unmeasured = false;
+  if (!differs || g.gain <= 0) {
     decision.reason = "the current assignment is still the best";
-  } else if (gain < params.minRelativeGain * decision.currentSeconds) {
+  } else if (!fits) {
+    decision.reason = "the better assignment needs more compiles than the "
+                      "backend's compile limit leaves";
+  } else if (g.gain < params.minRelativeGain * g.fromSeconds) {
     decision.reason = "gain below the minimum relative gain";
-  } else if (gain < params.confidence * decision.gainStdDev) {
-    decision.reason = "gain within the estimates' uncertainty";
-  } else if (gain * params.horizon < switchCost) {
+  } else if (g.gain * horizon < g.switchCost) {
     decision.reason = "gain over the horizon below the switching cost";
+  } else if (g.gain < params.confidence * g.stdDev) {
+    decision.reason = "gain within the estimates' uncertainty";
+  } else if (relativeVariance > 4 * params.measurementVariance) {
+    // Never trusted blindly: an estimate no recent measurement backs
+    // (unmeasured, or its backend changed since) is probed first.
+    decision.reason = "the better assignment's estimates rest on no recent "
+                      "measurement";
+    unmeasured = true;
   } else {
-    decision.switchWorthIt = true;
+    decision.action = Decision::switchTo;
     decision.backends = std::move(proposed);
     decision.reason = "lower predicted step time";
+    return decision;
+  }
+  if (probeCredit < 0)
+    return decision;
+
+  // Value of information: the candidates are the proposal and, per backend,
+  // the best placement with that backend's estimates at their optimistic
+  // bound (what a slowdown nobody re-measured might have become). A probe
+  // runs the candidate for one step; its value is the expected gain beyond
+  // the switching threshold over the horizon (it is switched to when the
+  // measurement confirms it), its cost the step's expected extra time plus
+  // switching there and back.
+  std::vector<std::vector<int32_t>> candidates;
+  if (fits)
+    candidates.push_back(proposed);
+  // Between rate-limited probes only the proposal that every test but a
+  // recent measurement passes is probed (the switch waits on it alone).
+  if (rateLimited && !unmeasured)
+    return decision;
+  for (int b = 0; b < kNumBackends && !rateLimited; ++b) {
+    std::vector<int32_t> optimistic;
+    auto cost = [&](size_t p, int c) {
+      double scale = 1.0;
+      if (c == b)
+        scale =
+            std::exp(-params.confidence * std::sqrt(model.get(p, c).variance));
+      return allowed(p, c, scale);
+    };
+    if (std::isinf(bestStepTime(table, cost, 1.0, &optimistic)) ||
+        optimistic == current || !costs.fits(optimistic))
+      continue;
+    if (std::find(candidates.begin(), candidates.end(), optimistic) ==
+        candidates.end())
+      candidates.push_back(std::move(optimistic));
+  }
+  double bestNet = params.minRelativeGain * g.fromSeconds;
+  for (std::vector<int32_t> &candidate : candidates) {
+    GainEstimate q = estimateGain(table, model, current, candidate, costs);
+    // One probe measures the moved programs once: the gain's spread after
+    // it (posterior) and how far its mean may move (preposterior), from the
+    // moved programs' relative variance r and one measurement's m.
+    double r = movedRelativeVariance(model, current, candidate, q);
+    double m = params.measurementVariance;
+    double after = r > 0 ? q.stdDev * std::sqrt(m / (r + m)) : 0;
+    double shift = r > 0 ? q.stdDev * std::sqrt(r / (r + m)) : 0;
+    // Its value: the gain over the horizon of the switches it would enable
+    // (the mean then clears the threshold by `confidence` deviations).
+    double value =
+        horizon * enabledGain(q.gain, shift, threshold(q),
+                              threshold(q) + params.confidence * after);
+    double back = 0;
+    for (size_t p = 0; p < current.size(); ++p)
+      back += table.weightMoveCost(p, candidate[p], current[p]);
+    // Its cost: the step's expected extra time (an expected saving is not
+    // counted: it rests on the estimate the probe is there to check) and
+    // switching there and back.
+    double cost = std::max(0.0, -q.gain) + q.switchCost + back;
+    if (value - cost <= bestNet || cost > probeCredit)
+      continue;
+    bestNet = value - cost;
+    decision.action = Decision::probe;
+    decision.backends = candidate;
+    decision.proposedSeconds = q.toSeconds;
+    decision.gainStdDev = q.stdDev;
+    decision.switchCost = q.switchCost;
+    decision.probeValue = value;
+    decision.probeCost = cost;
+    decision.reason = "the expected gain of knowing exceeds the probe's cost";
   }
   return decision;
 }

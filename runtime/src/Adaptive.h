@@ -30,15 +30,21 @@ struct AdaptiveParameters {
   /// region teaches about a backend carries to all its regions).
   double backendPriorVariance = 0.04;
   /// Variance of one measurement's log-time.
-  double measurementVariance = 0.01;
+  double measurementVariance = 0.0025;
   /// Variance added per step to each region's deviation (slow drift) and
   /// to each backend's offset (contention and thermal changes move fast).
   double processVariance = 0.0005;
   /// Per step, a region's deviation decays toward the compiler's prediction
   /// by this share (what a backend-wide change does not explain fades).
   double deviationDecay = 0.01;
-  double backendProcessVariance = 0.005;
-  /// Steps a switch is expected to pay off over.
+  double backendProcessVariance = 0.001;
+  /// Per step without a measurement, a backend's offset reverts toward
+  /// what telemetry last said (0 without it) by this share: contention
+  /// and throttling are transient, so the belief in a slowdown nobody
+  /// re-measures fades (and a probe eventually checks it).
+  double offsetReversion = 0.02;
+  /// Steps a switch (and the information of a probe) is expected to pay
+  /// off over.
   double horizon = 50;
   /// Minimum relative gain of the step time to switch.
   double minRelativeGain = 0.02;
@@ -50,6 +56,11 @@ struct Estimate {
   double mean = 0;     // log-seconds
   double variance = 0; // of the mean
   int64_t samples = 0;
+  /// For a region's deviation: the variance of the whole log-time (offset
+  /// plus deviation) as direct measurements of this region and backend
+  /// pin it down, which the two terms' separate variances cannot say (a
+  /// measurement fixes their sum, not how it splits).
+  double sumVariance = 0;
   double seconds() const { return std::exp(mean); }
 };
 
@@ -62,41 +73,114 @@ public:
   /// mean is `seconds` (the mean's variance shrinks with their number).
   void update(unsigned region, int backend, double seconds,
               int64_t samples = 1);
-  /// Forgetting between steps.
-  void advance();
+  /// Forgetting between steps; `measured[b]`: backend b was measured in the
+  /// step (an unmeasured offset reverts toward its baseline).
+  void advance(const bool *measured = nullptr);
   /// A known change of `backend`'s speed by exp(logFactor) (telemetry:
   /// another client's load, a thermal state): a control input that moves
-  /// its offset and widens the offset's variance by one measurement's
-  /// (telemetry is a proxy that the following measurements correct).
+  /// its offset and its baseline and widens the offset's variance by one
+  /// measurement's (telemetry is a proxy that the following measurements
+  /// correct).
   void shiftBackend(int backend, double logFactor);
   /// The current estimate of region `region` on `backend` (log-seconds with
   /// the combined variance).
   Estimate get(unsigned region, int backend) const;
+  /// The backend-wide offset's estimate (log-seconds).
+  const Estimate &backendOffset(int backend) const { return offset[backend]; }
+  /// Changes detected (a measurement far outside the expected spread) or
+  /// announced (telemetry) so far.
+  int64_t changes() const { return changeCount; }
+  /// The region's own deviation's estimate (log-seconds).
+  const Estimate &regionDeviation(unsigned region, int backend) const {
+    return deviation[region * kNumBackends + backend];
+  }
 
 private:
   AdaptiveParameters params;
   std::vector<double> logPredicted;
   std::vector<Estimate> deviation;
   Estimate offset[kNumBackends];
+  double baseline[kNumBackends] = {0, 0, 0};
+  int64_t changeCount = 0;
 };
 
-/// A re-partition decision.
+/// What changing program p from backend a to b costs once, as the chip
+/// charges it: building its variant when none exists (the ANE compiles a
+/// program with its weights, tens of ms: ANE-FACTS.md) and moving its
+/// weights. The variant cannot be built when the backend's compile limit is
+/// used up.
+struct SwitchCosts {
+  const Model *model = nullptr;
+  /// Per program and backend: a variant exists.
+  const std::vector<bool> *built = nullptr;
+  /// Compiles still allowed per backend (< 0: no limit).
+  int64_t compilesLeft[kNumBackends] = {-1, -1, -1};
+
+  bool canRunBuilt(unsigned p, int b) const {
+    return (*built)[p * kNumBackends + b];
+  }
+  bool canRun(unsigned p, int b) const {
+    return (*built)[p * kNumBackends + b] || compilesLeft[b] != 0;
+  }
+  /// One-time seconds of moving p from a to b (0 when a == b).
+  double move(unsigned p, int a, int b) const {
+    if (a == b)
+      return 0;
+    double cost = model->weightMoveCost(p, a, b);
+    if (!(*built)[p * kNumBackends + b])
+      cost += model->buildCost(p, b);
+    return cost;
+  }
+  /// Of `to`, the programs whose variant must be built: none may exceed
+  /// the backends' compile limits.
+  bool fits(const std::vector<int32_t> &to) const;
+};
+
+/// The estimated gain per step of moving from `from` to `to` and the
+/// standard deviation of the moved programs' estimates on their new
+/// backends (what a probe would measure; the running placement is measured
+/// every step): linearized, a backend's shared offset counts once for all
+/// the moved programs on it, each program's deviation on its own.
+struct GainEstimate {
+  double fromSeconds = 0, toSeconds = 0;
+  double gain = 0, stdDev = 0;
+  /// One-time switching cost of the move.
+  double switchCost = 0;
+};
+GainEstimate estimateGain(const Model &table, const OnlineModel &model,
+                          const std::vector<int32_t> &from,
+                          const std::vector<int32_t> &to,
+                          const SwitchCosts &costs);
+
+/// A step-end decision: keep the placement, switch to a new one, or probe a
+/// placement for one step to learn whether switching pays.
 struct Decision {
-  std::vector<int32_t> backends; // per program
+  enum Action { keep, switchTo, probe } action = keep;
+  std::vector<int32_t> backends; // per program: the switch or probe target
   double currentSeconds = 0; // predicted step time of the current assignment
   double proposedSeconds = 0;
   double gainStdDev = 0;
-  bool switchWorthIt = false;
+  double switchCost = 0;
+  /// For a probe: expected value of its information over the horizon and
+  /// its expected cost (extra step time plus switching both ways).
+  double probeValue = 0, probeCost = 0;
   const char *reason = "";
+  bool switchWorthIt() const { return action == switchTo; }
 };
 
-/// Re-solves the assignment with the model's estimates and decides whether
-/// switching from `current` is worth it. `switchCost` adds the one-time
-/// costs of the move (first compile of an unused variant).
+/// Re-solves the assignment with the model's estimates (one-time switching
+/// costs amortized over the horizon) and decides: switch when the gain is
+/// large and certain enough and pays its switching cost over the horizon;
+/// otherwise probe the candidate (the proposal, or the best placement with
+/// one backend's estimates at their optimistic bound) whose expected
+/// improvement over the horizon exceeds the probe's expected cost by the
+/// most, when `probeCredit` (seconds probes may still cost; < 0: probing
+/// off) covers it. `rateLimited`: only a proposal that waits on nothing but
+/// a measurement of its new backends may be probed.
 Decision decide(const Model &programs, const OnlineModel &model,
-                const std::vector<int32_t> &current,
-                const std::vector<bool> &compiled,
-                const AdaptiveParameters &params);
+                const std::vector<int32_t> &current, const SwitchCosts &costs,
+                const AdaptiveParameters &params, double probeCredit = -1,
+                bool rateLimited = false);
 
 /// The step time of `backends` when program p on backend b costs
 /// cost(p, b); boundaries from the model (the host is the CPU).

@@ -98,6 +98,7 @@ void hwagent_options_init(hwagent_options_t *options) {
   *options = hwagent_options_t{};
   options->struct_size = sizeof(hwagent_options_t);
   options->use_telemetry = 1;
+  options->explore_every = 10;
   options->seed = 1;
   options->force_backend = -1;
   options->fault_program = -1;
@@ -245,6 +246,17 @@ uint32_t hwagent_session_switch_steps(const hwagent_session_t *session,
   std::vector<int64_t> all = session->impl->switchSteps();
   for (uint32_t i = 0; i < capacity && i < all.size(); ++i)
     steps[i] = all[i];
+  return static_cast<uint32_t>(all.size());
+}
+
+uint32_t hwagent_session_event_outcomes(const hwagent_session_t *session,
+                                        hwagent_event_outcome_t *outcomes,
+                                        uint32_t capacity) {
+  if (!session)
+    return 0;
+  std::vector<hwagent_event_outcome_t> all = session->impl->eventOutcomes();
+  for (uint32_t i = 0; i < capacity && i < all.size(); ++i)
+    outcomes[i] = all[i];
   return static_cast<uint32_t>(all.size());
 }
 

@@ -2,13 +2,15 @@
 //
 // At each step end: learn from what ran (the per-program counters, so the
 // hot path stays lock-free), take telemetry in as a control input, re-solve
-// the placement of the programs and switch when it pays (hysteresis in
-// Adaptive.cpp's decide), then choose an exploration probe within its
-// budget. docs/adaptive.md.
+// the placement of the programs and switch when it pays, or probe a
+// candidate for one step when knowing its cost is worth more than the probe
+// (Adaptive.cpp's decide). docs/adaptive.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Session.h"
+
+#include "HwAgent/Core/Solver.h"
 
 #include <cmath>
 
@@ -18,19 +20,43 @@ void Session::adaptAtStepEnd(int64_t step) {
   if (!options.adaptive)
     return;
   MutexLock lock(&adaptiveMutex);
-  learnFromCounters();
+  bool measured[kNumBackends] = {false, false, false};
+  learnFromCounters(measured);
   std::vector<int32_t> current = currentBackends();
+  chargeProbe();
   if (options.use_telemetry)
     followTelemetry(step);
-  adaptive.model.advance();
+  adaptive.model.advance(measured);
   repartition(step, current);
-  explore(step, current);
+}
+
+std::vector<bool> Session::builtVariants() const {
+  std::vector<bool> built(model.programs.size() * kNumBackends);
+  for (size_t p = 0; p < model.programs.size(); ++p) {
+    uint32_t mask = states[p].built.load(std::memory_order_relaxed);
+    for (int b = 0; b < kNumBackends; ++b)
+      built[p * kNumBackends + b] = (mask >> b) & 1u;
+  }
+  return built;
+}
+
+SwitchCosts Session::switchCosts(const std::vector<bool> &built) const {
+  SwitchCosts costs;
+  costs.model = &model;
+  costs.built = &built;
+  for (int b = 0; b < kNumBackends; ++b)
+    costs.compilesLeft[b] =
+        model.maxCompiles[b] > 0
+            ? std::max<int64_t>(0, model.maxCompiles[b] - compiles[b].load())
+            : -1;
+  return costs;
 }
 
 /// One update per program and backend with the mean of the executions
 /// since the last step end.
-void Session::learnFromCounters() {
+void Session::learnFromCounters(bool *measured) {
   AdaptiveState &a = adaptive;
+  a.stepMeasured.assign(model.programs.size() * kNumBackends, -1.0);
   for (size_t p = 0; p < model.programs.size(); ++p)
     for (int b = 0; b < kNumBackends; ++b) {
       size_t slot = p * kNumBackends + b;
@@ -44,11 +70,32 @@ void Session::learnFromCounters() {
       // modulo 2^64 is still the nanoseconds since the last update.
       uint64_t spent = static_cast<uint64_t>(nanos) -
                        static_cast<uint64_t>(a.learnedNanos[slot]);
-      a.model.update(p, b, double(spent) * 1e-9 / double(n), n);
-      a.compiled[slot] = true;
+      a.stepMeasured[slot] = double(spent) * 1e-9 / double(n);
+      a.model.update(p, b, a.stepMeasured[slot], n);
+      measured[b] = true;
       a.learnedExecutions[slot] = executions;
       a.learnedNanos[slot] = nanos;
     }
+}
+
+/// A probe is charged to the credit what it was expected to cost when it
+/// was chosen; once it ran, the difference to what it really cost (its
+/// programs' measured times against the placement it left, as now
+/// estimated) is settled, so an optimistic estimate cannot buy probes
+/// beyond the budget.
+void Session::chargeProbe() {
+  AdaptiveState &a = adaptive;
+  if (a.pendingProbe.empty())
+    return;
+  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
+  auto ran = [&](size_t p, int b) {
+    double m = a.stepMeasured[p * kNumBackends + b];
+    return b == a.pendingProbe[p] && m >= 0 ? m : estimated(p, b);
+  };
+  double realized = stepTime(model, a.pendingProbe, ran) -
+                    stepTime(model, a.probeBase, estimated);
+  a.exploreCredit -= std::max(0.0, realized) - a.probeCharged;
+  a.pendingProbe.clear();
 }
 
 /// The load and thermal state the next step runs under (here the
@@ -72,10 +119,26 @@ void Session::followTelemetry(int64_t step) {
 }
 
 /// A `decision` line says why a better placement did not clear the bar; a
-/// `repartition` line records a switch (applied, or vetoed).
+/// `repartition` line records a switch (applied, or vetoed); a `probe` line
+/// a one-step probe.
 void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   AdaptiveState &a = adaptive;
-  Decision decision = decide(model, a.model, current, a.compiled, a.params);
+  std::vector<bool> built = builtVariants();
+  SwitchCosts costs = switchCosts(built);
+  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
+  a.exploreCredit += a.exploreBudget * stepTime(model, current, estimated);
+  // A change the model detected or telemetry announced buys one probe at
+  // once, and so does a better placement that waits only on a measurement;
+  // otherwise probes come at most every explore_every steps, paid from the
+  // credit. explore_every 0 turns probing off.
+  double credit = -1;
+  bool changed = a.model.changes() != a.probedChanges;
+  bool rateLimited = !changed && a.lastProbe >= 0 &&
+                     step - a.lastProbe < options.explore_every;
+  if (options.explore_every > 0)
+    credit = changed ? hwcore::kIllegal : std::max(a.exploreCredit, 0.0);
+  Decision decision =
+      decide(model, a.model, current, costs, a.params, credit, rateLimited);
   auto logDecision = [&](const char *type, std::optional<bool> applied) {
     MutexLock logLock(&mutex);
     Json line = {{"type", type},
@@ -83,12 +146,22 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
                  {"current_seconds", decision.currentSeconds},
                  {"proposed_seconds", decision.proposedSeconds},
                  {"gain_stddev", decision.gainStdDev},
+                 {"switch_seconds", decision.switchCost},
                  {"reason", decision.reason}};
+    if (decision.action == Decision::probe) {
+      line["value_seconds"] = decision.probeValue;
+      line["cost_seconds"] = decision.probeCost;
+    }
     if (applied)
       line["applied"] = *applied;
     log.write(line);
   };
-  if (!decision.switchWorthIt) {
+  if (decision.action == Decision::probe) {
+    probe(step, decision, current);
+    logDecision("probe", std::nullopt);
+    return;
+  }
+  if (!decision.switchWorthIt()) {
     if (decision.proposedSeconds < decision.currentSeconds)
       logDecision("decision", std::nullopt);
     return;
@@ -107,68 +180,29 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   if (vetoed) {
     ++a.regret.vetoes;
   } else {
-    for (size_t i = 0; i < current.size(); ++i) {
+    for (size_t i = 0; i < current.size(); ++i)
       states[i].backend.store(decision.backends[i]);
-      a.compiled[i * kNumBackends + decision.backends[i]] = true;
-    }
     ++a.regret.switches;
     a.switchSteps.push_back(step);
   }
   logDecision("repartition", !vetoed);
 }
 
-/// The backend measured least recently (that some program could move to)
-/// gets one probe at the next step, on the program that would gain most by
-/// moving there if the estimate holds; what the probe teaches about the
-/// backend's offset carries to all its programs. Probes are paid from a
-/// credit that grows by a share of the predicted step time, so their total
-/// cost stays within that share of the run.
-void Session::explore(int64_t step, const std::vector<int32_t> &current) {
+/// The programs the decision moves run there for the next step only; what
+/// they measure updates their estimates and their backends' offsets.
+void Session::probe(int64_t step, const Decision &decision,
+                    const std::vector<int32_t> &current) {
   AdaptiveState &a = adaptive;
+  a.probeCharged = std::max(0.0, decision.probeCost);
+  a.exploreCredit -= a.probeCharged;
+  a.pendingProbe = decision.backends;
+  a.probeBase = current;
+  a.lastProbe = step;
+  a.probedChanges = a.model.changes();
   for (size_t p = 0; p < current.size(); ++p)
-    a.lastMeasured[current[p]] = step;
-  if (options.explore_every <= 0)
-    return;
-  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
-  a.exploreCredit += a.exploreBudget * stepTime(model, current, estimated);
-  if ((step + 1) % options.explore_every != 0)
-    return;
-  int bestBackend = -1;
-  for (int b = 0; b < kNumBackends; ++b) {
-    bool movable = false;
-    for (size_t p = 0; p < current.size(); ++p)
-      movable |= Model::legal(model.programs[p], b) && current[p] != b;
-    if (movable &&
-        (bestBackend < 0 || a.lastMeasured[b] < a.lastMeasured[bestBackend]))
-      bestBackend = b;
-  }
-  if (bestBackend < 0)
-    return;
-  // Among the programs whose probe the credit covers, the one with the
-  // largest estimated gain there.
-  int bestProgram = -1;
-  double bestGain = 0, bestCost = 0;
-  for (size_t p = 0; p < current.size(); ++p) {
-    if (!Model::legal(model.programs[p], bestBackend) ||
-        current[p] == bestBackend)
-      continue;
-    double cost =
-        std::max(0.0, moveDelta(model, current, p, bestBackend, estimated));
-    if (cost > a.exploreCredit)
-      continue;
-    double gain = estimated(p, current[p]) - estimated(p, bestBackend);
-    if (bestProgram < 0 || gain > bestGain) {
-      bestProgram = int(p);
-      bestGain = gain;
-      bestCost = cost;
-    }
-  }
-  if (bestProgram < 0)
-    return; // Not affordable yet: the credit keeps growing.
-  a.exploreCredit -= bestCost;
-  exploreBackend.store(bestBackend);
-  exploreProgram.store(bestProgram);
-  a.lastMeasured[bestBackend] = step + 1;
+    if (decision.backends[p] != current[p])
+      states[p].probe.store(decision.backends[p]);
+  a.probeSteps.push_back(step + 1);
   ++a.regret.explorations;
 }
 

@@ -14,6 +14,19 @@ double Model::linkCost(const hwagent_edge_info_t &e, int a, int b) const {
   return hwcore::linkCost(links[a][b], e.bytes, e.convert_bytes);
 }
 
+double Model::buildCost(unsigned program, int backend) const {
+  return compile[backend] +
+         compilePerByte[backend] * double(programs[program].weight_bytes);
+}
+
+double Model::weightMoveCost(unsigned program, int a, int b) const {
+  int64_t bytes = programs[program].weight_bytes;
+  if (a == b || bytes <= 0)
+    return 0;
+  // Weights are f32 on the host; the ANE holds them as f16.
+  return hwcore::linkCost(links[a][b], bytes, bytes);
+}
+
 static bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
 
 absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
@@ -39,9 +52,17 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   m.edges.assign(info->edges, info->edges + info->num_edges);
   for (int a = 0; a < kNumBackends; ++a) {
     m.compile[a] = info->compile[a];
-    if (!finiteNonNegative(info->compile[a]))
-      return absl::InvalidArgumentError(absl::StrCat(
-          "compile time of backend ", a, " must be finite and >= 0"));
+    m.compilePerByte[a] = info->compile_per_byte[a];
+    m.maxCompiles[a] = info->max_compiles[a];
+    if (!finiteNonNegative(info->compile[a]) ||
+        !finiteNonNegative(info->compile_per_byte[a]))
+      return absl::InvalidArgumentError(
+          absl::StrCat("compile time of backend ", hwagent_backend_name(a),
+                       " must be finite and >= 0"));
+    if (info->max_compiles[a] < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("compile limit of backend ", hwagent_backend_name(a),
+                       " must be >= 0 (0: none), got ", info->max_compiles[a]));
     for (int b = 0; b < kNumBackends; ++b) {
       const hwagent_link_info_t &l = info->links[a][b];
       if (a != b && !(std::isfinite(l.bandwidth) && l.bandwidth > 0 &&
@@ -70,6 +91,8 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
     for (int b = 0; b < kNumBackends; ++b)
       if (!finiteNonNegative(p.predicted[b]))
         return bad("predicted times must be finite and >= 0");
+    if (p.weight_bytes < 0)
+      return bad("weight bytes must be >= 0");
   }
   for (size_t i = 0; i < m.regions.size(); ++i) {
     const hwagent_region_info_t &r = m.regions[i];

@@ -33,6 +33,8 @@ struct Model {
   /// links[from][to] as the core prices them.
   hwcore::LinkDescription links[kNumBackends][kNumBackends];
   double compile[kNumBackends] = {0, 0, 0};
+  double compilePerByte[kNumBackends] = {0, 0, 0};
+  int64_t maxCompiles[kNumBackends] = {0, 0, 0};
   /// Per program, the edges (indices into `edges`) that touch it.
   std::vector<std::vector<uint32_t>> incident;
 
@@ -42,6 +44,12 @@ struct Model {
   }
   /// Seconds to move edge `e` between programs on backends a and b.
   double linkCost(const hwagent_edge_info_t &e, int a, int b) const;
+  /// Seconds to build `program`'s variant on `backend` (compile plus per
+  /// byte of the weights it bakes in).
+  double buildCost(unsigned program, int backend) const;
+  /// Seconds to move `program`'s weights from backend a to b when it
+  /// changes backend (f32 on the host, f16 on the ANE).
+  double weightMoveCost(unsigned program, int a, int b) const;
 };
 
 /// Checks and copies `info`; errors name the entry ("program 3: ...").

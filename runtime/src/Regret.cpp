@@ -2,16 +2,24 @@
 //
 // With simulate_cpu every backend is charged its predicted time under the
 // scenario, so the truth of every placement is known: the runtime sums what
-// ran (probes included), the per-step oracle (re-solved only when the
-// scenario changes) and, when asked, the best fixed placement in hindsight.
+// ran (probes and switching included) and keeps the stretches of steps
+// under constant conditions (segments). From them: the clairvoyant oracle
+// (the best placement per segment, knowing every change in advance and
+// paying the same switching costs: a dynamic program over segments), the
+// best fixed placement in hindsight, and per change of conditions how much
+// a better placement was worth and how the runtime reacted.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Session.h"
 
+#include "HwAgent/Core/Solver.h"
+
+#include <algorithm>
+
 namespace hwagent_rt {
 
-void Session::accountStep(int64_t step) {
+void Session::accountStep(int64_t step, double overheadSeconds) {
   if (!options.simulate_cpu)
     return;
   MutexLock lock(&adaptiveMutex);
@@ -20,37 +28,197 @@ void Session::accountStep(int64_t step) {
   std::vector<int32_t> ran(model.programs.size());
   for (size_t p = 0; p < ran.size(); ++p)
     ran[p] = states[p].lastRun.load(std::memory_order_relaxed);
-  a.regret.actual_seconds += stepTime(model, ran, truthCost);
-  bool changed = a.oracleSeconds < 0;
-  for (int b = 0; b < kNumBackends; ++b) {
-    changed |= a.oracleFactors[b] != scenarioFactor(b);
-    a.oracleFactors[b] = scenarioFactor(b);
+  a.regret.actual_seconds += stepTime(model, ran, truthCost) + overheadSeconds;
+  a.regret.switch_seconds += overheadSeconds;
+  double factors[kNumBackends];
+  for (int b = 0; b < kNumBackends; ++b)
+    factors[b] = scenarioFactor(b);
+  if (a.segments.empty() ||
+      !std::equal(factors, factors + kNumBackends, a.segments.back().factors)) {
+    Segment segment;
+    segment.start = step;
+    std::copy(factors, factors + kNumBackends, segment.factors);
+    // The placement in use when the conditions changed: that of the step
+    // before (the change's first step may already run on a new one).
+    segment.inUse = a.segments.empty() ? currentBackends() : a.lastInUse;
+    for (size_t p = 0; p < model.programs.size(); ++p)
+      segment.built.push_back(states[p].built.load(std::memory_order_relaxed));
+    a.segments.push_back(std::move(segment));
   }
-  if (changed)
-    a.oracleSeconds = bestStepTime(model, truthCost, 1.0);
-  a.regret.oracle_seconds += a.oracleSeconds;
+  a.lastInUse = currentBackends();
+  ++a.segments.back().steps;
   for (size_t p = 0; p < model.programs.size(); ++p)
     for (int b = 0; b < kNumBackends; ++b)
       a.truthTotals[p * kNumBackends + b] += truth(p, b);
   a.regret.steps = step + 1;
 }
 
+/// The clairvoyant oracle over candidate placements: the starting one and,
+/// per segment, the best one under its conditions with and without the
+/// builds it needs charged (a short segment may not pay a compile). A
+/// dynamic program over segments whose state is the placement in use and
+/// the set of candidates used so far (what is built). The oracle may switch
+/// only where conditions change: within a segment nothing does, so that is
+/// no loss. The candidate set keeps it tractable (at most 10, 4 on graphs
+/// of over 64 programs: the starting placement and the longest segments').
+double Session::oracleSeconds() {
+  const AdaptiveState &a = adaptive;
+  size_t n = model.programs.size();
+  std::vector<bool> initiallyBuilt(n * kNumBackends, false);
+  for (size_t p = 0; p < n; ++p) {
+    initiallyBuilt[p * kNumBackends + HWAGENT_BACKEND_CPU] = true;
+    initiallyBuilt[p * kNumBackends + a.initial[p]] = true;
+  }
+  std::vector<std::vector<int32_t>> candidates = {a.initial};
+  std::vector<size_t> order(a.segments.size());
+  for (size_t s = 0; s < order.size(); ++s)
+    order[s] = s;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return a.segments[x].steps > a.segments[y].steps;
+  });
+  size_t limit = n > 64 ? 4 : 10;
+  auto add = [&](std::vector<int32_t> placement) {
+    if (candidates.size() < limit &&
+        std::find(candidates.begin(), candidates.end(), placement) ==
+            candidates.end())
+      candidates.push_back(std::move(placement));
+  };
+  for (size_t s : order) {
+    const Segment &segment = a.segments[s];
+    std::vector<int32_t> best;
+    auto cost = [&](size_t p, int b) { return truthUnder(segment, p, b); };
+    if (!std::isinf(bestStepTime(model, cost, 1.0, &best)))
+      add(best);
+    auto withBuilds = [&](size_t p, int b) {
+      double build =
+          initiallyBuilt[p * kNumBackends + b] ? 0 : model.buildCost(p, b);
+      return truthUnder(segment, p, b) + build / double(segment.steps);
+    };
+    if (!std::isinf(bestStepTime(model, withBuilds, 1.0, &best)))
+      add(best);
+  }
+  size_t k = candidates.size();
+  // Per segment and candidate: its steps at the segment's truth.
+  std::vector<std::vector<double>> run(a.segments.size(),
+                                       std::vector<double>(k));
+  for (size_t s = 0; s < a.segments.size(); ++s)
+    for (size_t c = 0; c < k; ++c)
+      run[s][c] = double(a.segments[s].steps) *
+                  stepTime(model, candidates[c], [&](size_t p, int b) {
+                    return truthUnder(a.segments[s], p, b);
+                  });
+  // Entering candidate j with `mask` used before, from candidate i.
+  auto enter = [&](size_t i, size_t j, uint32_t mask) {
+    double cost = 0;
+    for (size_t p = 0; p < n; ++p) {
+      int from = candidates[i][p], to = candidates[j][p];
+      if (from == to)
+        continue;
+      cost += model.weightMoveCost(p, from, to);
+      bool built = initiallyBuilt[p * kNumBackends + to];
+      for (size_t c = 0; c < k && !built; ++c)
+        built = ((mask >> c) & 1u) && candidates[c][p] == to;
+      if (!built)
+        cost += model.buildCost(p, to);
+    }
+    return cost;
+  };
+  size_t states = k << k;
+  std::vector<double> best(states, hwcore::kIllegal), next(states);
+  auto index = [&](size_t c, uint32_t mask) { return (size_t(mask) * k) + c; };
+  best[index(0, 1u)] = 0;
+  for (size_t s = 0; s < a.segments.size(); ++s) {
+    std::fill(next.begin(), next.end(), hwcore::kIllegal);
+    for (uint32_t mask = 1; mask < (1u << k); ++mask)
+      for (size_t i = 0; i < k; ++i) {
+        double here = best[index(i, mask)];
+        if (std::isinf(here))
+          continue;
+        for (size_t j = 0; j < k; ++j) {
+          uint32_t after = mask | (1u << j);
+          double cost = here + (i == j ? 0 : enter(i, j, mask)) + run[s][j];
+          double &slot = next[index(j, after)];
+          slot = std::min(slot, cost);
+        }
+      }
+    best.swap(next);
+  }
+  return *std::min_element(best.begin(), best.end());
+}
+
 hwagent_regret_t Session::regret() {
   MutexLock lock(&adaptiveMutex);
   hwagent_regret_t result = adaptive.regret;
-  if (result.steps > 0)
+  for (int b = 0; b < kNumBackends; ++b)
+    result.compiles += compiles[b].load();
+  // The compiles before training are not the run's.
+  for (int32_t b : adaptive.initial)
+    --result.compiles;
+  if (result.steps > 0) {
+    result.oracle_seconds = oracleSeconds();
+    // One placement for the whole run, moved to once from the start.
     result.best_fixed_seconds = bestStepTime(
         model,
         [&](size_t p, int b) {
-          return adaptive.truthTotals[p * kNumBackends + b];
+          int from = adaptive.initial[p];
+          double move = 0;
+          if (b != from && b != HWAGENT_BACKEND_CPU)
+            move += model.buildCost(p, b);
+          move += model.weightMoveCost(p, from, b);
+          return adaptive.truthTotals[p * kNumBackends + b] + move;
         },
         double(result.steps));
+  }
   return result;
 }
 
 std::vector<int64_t> Session::switchSteps() {
   MutexLock lock(&adaptiveMutex);
   return adaptive.switchSteps;
+}
+
+std::vector<hwagent_event_outcome_t> Session::eventOutcomes() {
+  MutexLock lock(&adaptiveMutex);
+  const AdaptiveState &a = adaptive;
+  std::vector<hwagent_event_outcome_t> outcomes;
+  for (size_t s = 0; s < a.segments.size(); ++s) {
+    const Segment &segment = a.segments[s];
+    // The first stretch is a change only when its conditions are not the
+    // nominal ones the compiler assumed (a scenario event at step 0).
+    if (s == 0 && std::all_of(segment.factors, segment.factors + kNumBackends,
+                              [](double f) { return f == 1.0; }))
+      continue;
+    auto cost = [&](size_t p, int b) { return truthUnder(segment, p, b); };
+    double inUse = stepTime(model, segment.inUse, cost);
+    // The best placement for the stretch, paying for its switch (builds of
+    // variants not built then, weight moves) over the stretch's steps.
+    auto withSwitch = [&](size_t p, int b) {
+      int from = segment.inUse[p];
+      double move = model.weightMoveCost(p, from, b);
+      if (!((segment.built[p] >> b) & 1u))
+        move += model.buildCost(p, b);
+      return truthUnder(segment, p, b) + move / double(segment.steps);
+    };
+    double best = bestStepTime(model, withSwitch, 1.0);
+    hwagent_event_outcome_t outcome = {};
+    outcome.step = segment.start;
+    outcome.steps = segment.steps;
+    outcome.best_gain = inUse > 0 ? std::max(0.0, 1 - best / inUse) : 0;
+    outcome.reaction_steps = -1;
+    // Decisions at the end of the step before the change already see it
+    // through telemetry; those at the segment's last step act after it.
+    int64_t from = segment.start - 1, to = segment.start + segment.steps - 1;
+    for (int64_t step : a.switchSteps)
+      if (step >= from && step < to) {
+        if (outcome.reaction_steps < 0)
+          outcome.reaction_steps = step - segment.start + 1;
+        ++outcome.switches;
+      }
+    for (int64_t step : a.probeSteps)
+      outcome.probes += step >= segment.start && step <= to;
+    outcomes.push_back(outcome);
+  }
+  return outcomes;
 }
 
 } // namespace hwagent_rt

@@ -77,6 +77,10 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
       backend = Model::legal(p, forced) ? forced : HWAGENT_BACKEND_CPU;
     states[i].backend.store(backend);
     states[i].lastRun.store(backend);
+    // The host code (CPU) and the starting placement's variants are built
+    // before training.
+    states[i].built.store((1u << HWAGENT_BACKEND_CPU) | (1u << backend));
+    compiles[backend].fetch_add(1);
   }
   if (options.scenario_path) {
     absl::StatusOr<std::vector<ScenarioEvent>> events =
@@ -88,7 +92,9 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
   }
   {
     MutexLock lock(&mutex);
-    rng = absl::BitGen(std::seed_seq{options.seed});
+    // A fixed engine (absl::BitGen salts its seed per process): the same
+    // seed gives the same noise in every run.
+    rng.seed(options.seed);
     if (options.log_path)
       if (absl::Status status = log.open(options.log_path); !status.ok())
         return status;
@@ -110,10 +116,7 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
     a.exploreBudget =
         options.explore_budget > 0 ? options.explore_budget : 0.02;
     a.model.reset(model, a.params);
-    a.compiled.assign(n * kNumBackends, false);
-    // The compile-time placement's variants are built before training.
-    for (size_t i = 0; i < n; ++i)
-      a.compiled[i * kNumBackends + states[i].backend.load()] = true;
+    a.initial = currentBackends();
     a.truthTotals.assign(n * kNumBackends, 0.0);
     a.learnedExecutions.assign(n * kNumBackends, 0);
     a.learnedNanos.assign(n * kNumBackends, 0);
@@ -181,13 +184,13 @@ void Session::record(int64_t program, int backend, double seconds, double wall,
 int32_t Session::select(int64_t program) {
   if (program < 0 || size_t(program) >= model.programs.size())
     return HWAGENT_BACKEND_CPU;
-  int32_t index = int32_t(program);
-  if (exploreProgram.load(std::memory_order_relaxed) == index) {
-    int32_t expected = index;
-    if (exploreProgram.compare_exchange_strong(expected, -1))
-      return exploreBackend.load();
+  ProgramState &state = states[program];
+  if (state.probe.load(std::memory_order_relaxed) >= 0) {
+    int32_t probed = state.probe.exchange(-1);
+    if (probed >= 0)
+      return probed;
   }
-  return states[index].backend.load(std::memory_order_relaxed);
+  return state.backend.load(std::memory_order_relaxed);
 }
 
 int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
@@ -208,8 +211,34 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
     fault = nonfinite != 0 || injected;
   }
   ProgramState &state = states[program];
+  // Switching as the chip charges it: the first execution of a variant
+  // builds it (the ANE compiles the program with its weights), and a
+  // program that changed backend moves its weights. Charged to the step
+  // (simulated), not to the program's measured time.
+  double overhead = 0;
+  uint32_t bit = 1u << backend;
+  if (!(state.built.load(std::memory_order_relaxed) & bit) &&
+      !(state.built.fetch_or(bit) & bit)) {
+    overhead += model.buildCost(program, backend);
+    compiles[backend].fetch_add(1, std::memory_order_relaxed);
+    MutexLock lock(&mutex);
+    if (log.isOpen())
+      log.write({{"type", "build"},
+                 {"step", steps.load(std::memory_order_relaxed)},
+                 {"program", program},
+                 {"backend", hwagent_backend_name(backend)},
+                 {"simulated", true},
+                 {"seconds", model.buildCost(program, backend)}});
+  }
+  int32_t previous = state.lastRun.load(std::memory_order_relaxed);
+  overhead += model.weightMoveCost(program, previous, backend);
   state.lastRun.store(fault ? HWAGENT_BACKEND_CPU : backend,
                       std::memory_order_relaxed);
+  if (overhead > 0) {
+    int64_t overheadNanos = static_cast<int64_t>(overhead * 1e9);
+    stepNanos[backend].fetch_add(overheadNanos, std::memory_order_relaxed);
+    stepOverheadNanos.fetch_add(overheadNanos, std::memory_order_relaxed);
+  }
   // Saturate: a predicted time times a scenario's slowdown can exceed what
   // int64 nanoseconds hold (found by scripts/fuzz). 1e6 s per execution is
   // longer than any real program and leaves the counters 9,000 executions
@@ -273,7 +302,7 @@ absl::Status Session::endStep(double loss) {
       status = log.flush();
     }
   }
-  accountStep(stats.steps - 1);
+  accountStep(stats.steps - 1, stepOverheadNanos.exchange(0) * 1e-9);
   // The next step runs under the events due then; the adaptive loop sees
   // them as telemetry.
   applyScenario(stats.steps);
@@ -299,6 +328,7 @@ void Session::discardStep() {
     stepNanos[b].store(0);
   stepFaults.store(0);
   stepLaunches.store(0);
+  stepOverheadNanos.store(0);
   stepWallStart.store(nowNanos());
 }
 

@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -50,31 +51,55 @@ struct ProgramState {
   std::atomic<int64_t> executions[kNumBackends] = {};
   std::atomic<int64_t> nanos[kNumBackends] = {};
   std::atomic<int64_t> faults{0};
+  /// Bit b: the program's variant on backend b is built (the CPU's always
+  /// is; the compile-time placement's are built before training).
+  std::atomic<uint32_t> built{0};
+  /// The backend its next execution probes (-1: none).
+  std::atomic<int32_t> probe{-1};
+};
+
+/// A stretch of steps under one set of scenario conditions.
+struct Segment {
+  int64_t start = 0, steps = 0;
+  double factors[kNumBackends] = {1, 1, 1};
+  /// The placement in use when it began (the step before it).
+  std::vector<int32_t> inUse;
+  /// Per program, the variants built when it began (ProgramState::built).
+  std::vector<uint32_t> built;
 };
 
 /// The adaptive controller's state (guarded by the session's adaptiveMutex).
 struct AdaptiveState {
   AdaptiveParameters params;
   OnlineModel model;
-  /// Per program and backend: a variant was built (no first-compile cost).
-  std::vector<bool> compiled;
-  std::vector<int64_t> switchSteps;
+  std::vector<int64_t> switchSteps, probeSteps;
+  /// The placement the session started with.
+  std::vector<int32_t> initial;
+  std::vector<Segment> segments;
+  std::vector<int32_t> lastInUse;
   hwagent_regret_t regret = {};
   /// Per program and backend, the truth summed over the steps run.
   std::vector<double> truthTotals;
-  /// The per-step oracle's step time and the scenario factors it was
-  /// solved under (the truth changes only when they do).
-  double oracleSeconds = -1;
-  double oracleFactors[kNumBackends] = {0, 0, 0};
   /// Per program and backend, the executions and nanoseconds the model has
   /// already learned from.
   std::vector<int64_t> learnedExecutions, learnedNanos;
-  int64_t lastMeasured[kNumBackends] = {-1, -1, -1};
+  /// The step of the last probe, and the model's change count then.
+  int64_t lastProbe = -1;
+  int64_t probedChanges = 0;
   double exploreBudget = 0.02;
   /// The telemetry's log speed factor per backend the model last saw.
   double telemetryLogFactor[kNumBackends] = {0, 0, 0};
-  /// Seconds of predicted step time probes may still spend.
+  /// Seconds of predicted step time probes may still spend (negative: a
+  /// probe cost more than the credit held, and the debt is paid first).
   double exploreCredit = 0;
+  /// The probe run in the step now ending (empty: none), the placement it
+  /// left, and what was charged for it when it was chosen; once measured
+  /// the probe is charged what it really cost.
+  std::vector<int32_t> pendingProbe, probeBase;
+  double probeCharged = 0;
+  /// Per program and backend, the mean measured in the step now ending
+  /// (negative: none).
+  std::vector<double> stepMeasured;
 };
 
 class Session {
@@ -104,6 +129,9 @@ public:
   hwagent_telemetry_t telemetry();
   hwagent_regret_t regret();
   std::vector<int64_t> switchSteps();
+  /// Per change of the scenario's conditions: how much a better placement
+  /// was worth and how the runtime reacted.
+  std::vector<hwagent_event_outcome_t> eventOutcomes();
   hwagent_step_stats_t stepStats();
   hwagent_program_stats_t programStats(uint32_t index) const;
 
@@ -128,15 +156,28 @@ private:
   double scenarioFactor(int backend) const;
 
   // Regret.cpp
-  void accountStep(int64_t step);
+  void accountStep(int64_t step, double overheadSeconds);
+  /// The truth of program p on backend b under a segment's conditions.
+  double truthUnder(const Segment &segment, unsigned p, int b) const {
+    return model.programs[p].predicted[b] * segment.factors[b];
+  }
+  double oracleSeconds() ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  /// What the chip charges to move from `from` to `to` (builds of variants
+  /// not in `built`, weight moves).
+  SwitchCosts switchCosts(const std::vector<bool> &built) const;
+  std::vector<bool> builtVariants() const;
   // Controller.cpp
   void adaptAtStepEnd(int64_t step);
-  void learnFromCounters() ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  /// Sets measured[b] for every backend something ran on.
+  void learnFromCounters(bool *measured)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  void chargeProbe() ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   void followTelemetry(int64_t step)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   void repartition(int64_t step, const std::vector<int32_t> &current)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
-  void explore(int64_t step, const std::vector<int32_t> &current)
+  void probe(int64_t step, const Decision &decision,
+             const std::vector<int32_t> &current)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   // Profile.cpp
   absl::Status writeProfile();
@@ -150,16 +191,16 @@ private:
   std::atomic<int64_t> stepWallStart{0};
   std::atomic<int64_t> steps{0};
   std::atomic<int64_t> faults{0}, stepFaults{0}, stepLaunches{0};
+  /// Switching charged in the step in progress (builds, weight moves).
+  std::atomic<int64_t> stepOverheadNanos{0};
+  /// Variants built per backend (the compile limit counts them).
+  std::atomic<int64_t> compiles[kNumBackends] = {};
 
   // Scripted scenario: per-backend slowdown and thermal state in force.
   std::vector<ScenarioEvent> scenario;
   size_t nextEvent = 0;
   std::atomic<double> slowdown[kNumBackends] = {1.0, 1.0, 1.0};
   std::atomic<int> thermal{-1};
-
-  // Probes chosen by the controller for the next step.
-  std::atomic<int32_t> exploreProgram{-1};
-  std::atomic<int32_t> exploreBackend{0};
 
   Mutex adaptiveMutex;
   AdaptiveState adaptive ABSL_GUARDED_BY(adaptiveMutex);
@@ -168,7 +209,7 @@ private:
   JsonLinesLog log ABSL_GUARDED_BY(mutex);
   TraceWriter trace ABSL_GUARDED_BY(mutex);
   double virtualNow ABSL_GUARDED_BY(mutex) = 0;
-  absl::BitGen rng ABSL_GUARDED_BY(mutex);
+  std::mt19937_64 rng ABSL_GUARDED_BY(mutex);
   CpuUtilization cpuUtilization ABSL_GUARDED_BY(mutex);
   hwagent_step_stats_t last ABSL_GUARDED_BY(mutex) = {};
   bool finished = false;

@@ -12,6 +12,8 @@
 #include <random>
 #include <thread>
 
+#include <unistd.h>
+
 using namespace hwagent_rt;
 using hwagent_test::ModelBuilder;
 
@@ -60,6 +62,12 @@ protected:
   std::vector<int32_t> current = {1, 1};
   std::vector<bool> compiled =
       std::vector<bool>(table.programs.size() * kNumBackends, true);
+  SwitchCosts costs = [&] {
+    SwitchCosts c;
+    c.model = &table;
+    c.built = &compiled;
+    return c;
+  }();
 };
 
 TEST_F(AdaptiveModel, EstimatesConvergeToMeasurements) {
@@ -92,25 +100,66 @@ TEST_F(AdaptiveModel, NoSwitchOnNoiseAlone) {
     for (unsigned r = 0; r < 2; ++r)
       model.update(r, 1, 1e-3 * std::exp(noise(rng)));
     model.advance();
-    switches += decide(table, model, current, compiled, params).switchWorthIt;
+    switches += decide(table, model, current, costs, params).switchWorthIt();
   }
   EXPECT_EQ(switches, 0);
 }
 
 TEST_F(AdaptiveModel, SwitchesWhenTheAneSlowsDown) {
-  int reactedAfter = -1;
+  // The ANE becomes 6x slower: the CPU (4 ms per program, never measured)
+  // is now better. The runtime never trusts an unmeasured estimate
+  // blindly: it probes the CPU first, then switches.
+  int reactedAfter = -1, probes = 0;
   for (int step = 0; step < 10 && reactedAfter < 0; ++step) {
     for (unsigned r = 0; r < 2; ++r)
-      model.update(r, 1, 6e-3); // 6x slower: the CPU (4 ms) is now better
+      model.update(r, 1, 6e-3);
     model.advance();
-    Decision d = decide(table, model, current, compiled, params);
-    if (d.switchWorthIt) {
+    Decision d = decide(table, model, current, costs, params, /*credit=*/1.0);
+    if (d.action == Decision::probe) {
+      ++probes;
+      for (unsigned r = 0; r < 2; ++r)
+        if (d.backends[r] == 0)
+          model.update(r, 0, 4e-3);
+    }
+    if (d.switchWorthIt()) {
       EXPECT_EQ(d.backends, (std::vector<int32_t>{0, 0}));
       reactedAfter = step + 1;
     }
   }
-  EXPECT_GE(reactedAfter, 1);
+  EXPECT_EQ(probes, 1);
+  EXPECT_GE(reactedAfter, 2);
   EXPECT_LE(reactedAfter, 3);
+}
+
+TEST_F(AdaptiveModel, NoBlindSwitchWithoutProbing) {
+  // With probing off, an unmeasured backend's estimate never justifies a
+  // switch, however good it looks.
+  for (int step = 0; step < 20; ++step) {
+    for (unsigned r = 0; r < 2; ++r)
+      model.update(r, 1, 6e-3);
+    model.advance();
+    Decision d = decide(table, model, current, costs, params);
+    EXPECT_FALSE(d.switchWorthIt());
+    EXPECT_NE(d.action, Decision::probe);
+  }
+}
+
+TEST_F(AdaptiveModel, CompileLimitMakesVariantsUnreachable) {
+  // The CPU variants are not built and no compile is left: the slowdown
+  // cannot be answered, and the decision says why.
+  std::vector<bool> aneOnly(compiled.size(), false);
+  for (unsigned r = 0; r < 2; ++r)
+    aneOnly[r * kNumBackends + 1] = true;
+  SwitchCosts limited = costs;
+  limited.built = &aneOnly;
+  limited.compilesLeft[0] = 0;
+  for (int step = 0; step < 5; ++step) {
+    for (unsigned r = 0; r < 2; ++r)
+      model.update(r, 1, 6e-3);
+    model.advance();
+    Decision d = decide(table, model, current, limited, params, 1.0);
+    EXPECT_EQ(d.action, Decision::keep);
+  }
 }
 
 TEST(Adaptive, LinksPriceTheirBoundaries) {
@@ -162,7 +211,11 @@ TEST(Adaptive, MoveDeltaIsTheStepTimeDifference) {
 }
 
 std::string writeScenario(const char *text) {
-  std::string path = testing::TempDir() + "adaptive.scenario";
+  // One file per test: ctest runs the tests in parallel processes.
+  const testing::TestInfo *test =
+      testing::UnitTest::GetInstance()->current_test_info();
+  std::string path = testing::TempDir() + "adaptive-" + test->name() + "-" +
+                     std::to_string(::getpid()) + ".scenario";
   FILE *f = std::fopen(path.c_str(), "w");
   std::fputs(text, f);
   std::fclose(f);
@@ -199,6 +252,7 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
   options.adaptive = 1;
   options.simulate_cpu = 1;
   options.scenario_path = scenario.c_str();
+  options.explore_every = 5;
   options.on_repartition = vetoAll;
   options.on_repartition_user = &vetoes;
   ModelBuilder builder = chain();
@@ -272,22 +326,23 @@ hwagent_regret_t runAdaptive(const ModelBuilder &table, const char *scenario,
 }
 
 TEST(Adaptive, ExplorationStaysWithinItsBudget) {
-  // A probe moves one program to the ANE for a step: 40 us more compute
+  // A probe moves a program to the ANE for a step: 40 us more compute
   // and two 50 us boundaries, 3.5 steps' worth. Probing every 5 steps
-  // would cost 70 % of the run; the budget keeps it to its share.
+  // would cost 70 % of the run; the value of what a probe could teach (the
+  // ANE at its optimistic bound is still slower with its boundaries) does
+  // not pay for it, and the budget caps what it could spend.
   int32_t backend = -1;
   hwagent_regret_t regret =
       runAdaptive(tiny(), "hwagent-scenario 1\n", 2000, 0.02, &backend);
   EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
   EXPECT_EQ(regret.switches, 0);
-  EXPECT_GE(regret.explorations, 1);  // still probes, rarely
   EXPECT_LE(regret.explorations, 12); // 2000 * 0.02 / 3.5 steps per probe
   double overhead = regret.actual_seconds / regret.oracle_seconds - 1;
   EXPECT_LE(overhead, 0.025);
-  // A larger budget buys more probes.
+  // A larger budget does not buy probes that are not worth it.
   hwagent_regret_t generous =
       runAdaptive(tiny(), "hwagent-scenario 1\n", 2000, 0.2, nullptr);
-  EXPECT_GT(generous.explorations, 3 * regret.explorations);
+  EXPECT_LE(generous.actual_seconds / generous.oracle_seconds - 1, 0.025);
 }
 
 /// The ANE slows down 6x at step 5 and recovers at step 40.
@@ -296,9 +351,9 @@ const char *kSlowdownAndRecovery =
 
 TEST(Adaptive, ExplorationFindsTheRecovery) {
   // The ANE slows down 6x at step 5 (both programs move to the CPU) and
-  // recovers at step 40; only probes can see the recovery. While the ANE
-  // is slow a probe costs about a quarter of a step and the credit grows
-  // by 2 % of one per step, so a probe comes about every 12 steps.
+  // recovers at step 40; only probes can see the recovery. The belief in a
+  // slowdown nobody re-measures fades (offsetReversion), and the ANE is
+  // probed when what the probe could teach is worth its cost.
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret = runAdaptive(chain(), kSlowdownAndRecovery, 150,
@@ -310,37 +365,34 @@ TEST(Adaptive, ExplorationFindsTheRecovery) {
   EXPECT_LE(switches[0], 8);
   EXPECT_GE(switches[1], 40);
   EXPECT_LE(switches[1], 40 + 15);
-  // A generous budget sees the recovery sooner (and pays for more probes
-  // while the ANE is slow).
-  runAdaptive(chain(), kSlowdownAndRecovery, 150, 0.2, nullptr, &switches);
-  ASSERT_EQ(switches.size(), 2u);
-  EXPECT_LE(switches[1], 40 + 6);
+  EXPECT_LE(regret.explorations, 8);
 }
 
 TEST(Adaptive, TelemetryShiftsTheModelAhead) {
   // The same events announced by telemetry: the model moves before the
-  // slow step runs. Moving to the CPU waits at most one step (the CPU was
-  // never measured here, so the gain is within the uncertainty until one
-  // slow step confirms it); the recovery is taken at the end of the step
-  // before it, without probing.
+  // slow step runs. The CPU was never measured here, so the announced
+  // change buys one probe of it at once and the switch follows; the
+  // recovery is probed at once too (the ANE went unmeasured for 35 steps)
+  // and taken by the end of its first step.
   int32_t backend = -1;
   std::vector<int64_t> switches;
   hwagent_regret_t regret =
       runAdaptive(chain(), kSlowdownAndRecovery, 150, 0.02, &backend, &switches,
-                  /*telemetry=*/true, /*exploreEvery=*/0);
+                  /*telemetry=*/true, /*exploreEvery=*/5);
   EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
-  EXPECT_EQ(regret.explorations, 0);
+  EXPECT_LE(regret.explorations, 2);
   ASSERT_EQ(switches.size(), 2u);
   EXPECT_GE(switches[0], 4);
   EXPECT_LE(switches[0], 5);
-  EXPECT_EQ(switches[1], 39);
+  EXPECT_GE(switches[1], 39);
+  EXPECT_LE(switches[1], 40);
   EXPECT_LE(regret.actual_seconds / regret.oracle_seconds - 1, 0.01);
-  // Learning from measurements only, without probes, never sees the
-  // recovery: it stays on the CPU.
+  // Without probes the runtime never moves onto the CPU it has not
+  // measured: it stays on the slow ANE.
   runAdaptive(chain(), kSlowdownAndRecovery, 150, 0.02, &backend, &switches,
-              /*telemetry=*/false, /*exploreEvery=*/0);
-  EXPECT_EQ(backend, HWAGENT_BACKEND_CPU);
-  EXPECT_EQ(switches.size(), 1u);
+              /*telemetry=*/true, /*exploreEvery=*/0);
+  EXPECT_EQ(backend, HWAGENT_BACKEND_ANE);
+  EXPECT_EQ(switches.size(), 0u);
 }
 
 TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
@@ -390,6 +442,129 @@ TEST(Adaptive, ConcurrentDispatchDuringRepartition) {
   hwagent_session_regret(s, &regret);
   EXPECT_GE(regret.switches, 1);
   hwagent_session_destroy(s);
+}
+
+/// Two programs in a chain on the ANE (1 ms each) with GPU variants 40 %
+/// slower (1.4 ms): an ANE slowdown of 1.6x makes the GPU the better
+/// placement by about 12 %; one of 1.2x does not.
+ModelBuilder aneOrGpu() {
+  ModelBuilder m;
+  m.links(1e11, 5e10, 1e-5)
+      .program(HWAGENT_BACKEND_ANE, {4e-3, 1e-3, 1.4e-3}, 0xd0)
+      .program(HWAGENT_BACKEND_ANE, {4e-3, 1e-3, 1.4e-3}, 0xd1)
+      .edge(-1, 0, 4000)
+      .edge(0, 1, 4000)
+      .edge(1, -1, 4000);
+  return m;
+}
+
+/// Runs `steps` steps learning from measurements only (3 % noise, probing
+/// every 10 steps at most) and returns the session's outcomes per change.
+struct Outcome {
+  hwagent_regret_t regret = {};
+  std::vector<hwagent_event_outcome_t> changes;
+};
+Outcome runMeasured(const ModelBuilder &table, const char *scenario,
+                    int steps) {
+  std::string path = writeScenario(scenario);
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.adaptive = 1;
+  options.simulate_cpu = 1;
+  options.use_telemetry = 0;
+  options.explore_every = 10;
+  options.sim_noise = 0.03;
+  options.scenario_path = path.c_str();
+  hwagent_model_info_t info = table.info();
+  hwagent_session_t *s = nullptr;
+  Outcome outcome;
+  EXPECT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
+  if (!s)
+    return outcome;
+  hwagent_session_make_current(s);
+  for (int step = 0; step < steps; ++step) {
+    runSteps(1);
+    hwagent_session_end_step(s, 0);
+  }
+  hwagent_session_regret(s, &outcome.regret);
+  outcome.changes.resize(hwagent_session_event_outcomes(s, nullptr, 0));
+  hwagent_session_event_outcomes(s, outcome.changes.data(),
+                                 outcome.changes.size());
+  hwagent_session_destroy(s);
+  return outcome;
+}
+
+TEST(Adaptive, ModerateSlowdownIsFollowedFromMeasurementsAlone) {
+  Outcome o = runMeasured(aneOrGpu(),
+                          "hwagent-scenario 1\nat 20 ane slowdown 1.6\n", 200);
+  ASSERT_EQ(o.changes.size(), 1u);
+  EXPECT_GT(o.changes[0].best_gain, 0.10);
+  // No telemetry: the slow step is seen, the GPU probed, then switched to.
+  EXPECT_GE(o.changes[0].reaction_steps, 1) << o.changes[0].reaction_steps;
+  EXPECT_LE(o.changes[0].reaction_steps, 3)
+      << "change at " << o.changes[0].step << ", reaction "
+      << o.changes[0].reaction_steps;
+  EXPECT_EQ(o.changes[0].switches, 1);
+  EXPECT_LE(o.regret.actual_seconds / o.regret.oracle_seconds - 1, 0.02);
+}
+
+TEST(Adaptive, SlowdownThatKeepsTheBestPlacementCausesNoSwitch) {
+  Outcome o = runMeasured(aneOrGpu(),
+                          "hwagent-scenario 1\nat 20 ane slowdown 1.2\n", 200);
+  ASSERT_EQ(o.changes.size(), 1u);
+  EXPECT_EQ(o.changes[0].best_gain, 0);
+  EXPECT_EQ(o.regret.switches, 0);
+  EXPECT_LE(o.regret.actual_seconds / o.regret.oracle_seconds - 1, 0.02);
+}
+
+/// Two programs on the CPU (4 ms each) holding 1 MB of weights each, with
+/// ANE variants (1 ms) not built at the start: compiling one costs 11 ms
+/// plus 10 ns per byte of weights (ANE-FACTS.md's recompile figures), at
+/// most `maxCompiles` per process.
+ModelBuilder cpuThenAne(int64_t maxCompiles) {
+  ModelBuilder m;
+  m.links(1e11, 5e10, 1e-5)
+      .compile(HWAGENT_BACKEND_ANE, 0.011, 1e-8, maxCompiles)
+      .program(HWAGENT_BACKEND_CPU, {4e-3, 1e-3, 0}, 0xe0)
+      .weights(1 << 20)
+      .program(HWAGENT_BACKEND_CPU, {4e-3, 1e-3, 0}, 0xe1)
+      .weights(1 << 20)
+      .edge(-1, 0, 4000)
+      .edge(0, 1, 4000)
+      .edge(1, -1, 4000);
+  return m;
+}
+
+TEST(Adaptive, MovingOntoTheAneIsChargedItsCompile) {
+  // The ANE starts 8x slower (busy) and frees up at step 30: moving both
+  // programs there pays their compiles (and weight moves) once, charged to
+  // the run and to the oracle alike.
+  Outcome o = runMeasured(cpuThenAne(0),
+                          "hwagent-scenario 1\nat 0 ane slowdown 8\n"
+                          "at 30 ane slowdown 1\n",
+                          400);
+  double build = 0.011 + 1e-8 * (1 << 20);
+  EXPECT_GE(o.regret.switches, 1);
+  EXPECT_EQ(o.regret.compiles, 2);
+  EXPECT_GE(o.regret.switch_seconds, 2 * build);
+  // Weights moved to the ANE and back at most once per probe or switch.
+  EXPECT_LE(o.regret.switch_seconds, 2 * build + 0.01);
+  EXPECT_GE(o.regret.actual_seconds, o.regret.oracle_seconds);
+}
+
+TEST(Adaptive, CompileLimitHoldsOverALongRun) {
+  // The CPU slows down and recovers every 50 steps for 1000 steps; only
+  // one ANE compile is allowed, so at most one program ever moves there.
+  std::string scenario = "hwagent-scenario 1\n";
+  for (int step = 50; step < 1000; step += 100)
+    scenario += "at " + std::to_string(step) + " cpu slowdown 6\nat " +
+                std::to_string(step + 50) + " cpu slowdown 1\n";
+  Outcome limited = runMeasured(cpuThenAne(1), scenario.c_str(), 1000);
+  EXPECT_LE(limited.regret.compiles, 1);
+  EXPECT_GE(limited.regret.switches, 1);
+  Outcome free = runMeasured(cpuThenAne(0), scenario.c_str(), 1000);
+  EXPECT_EQ(free.regret.compiles, 2);
+  EXPECT_LT(free.regret.actual_seconds, limited.regret.actual_seconds);
 }
 
 } // namespace

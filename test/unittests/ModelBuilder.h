@@ -61,6 +61,20 @@ public:
     links_[a][b] = {bandwidth, convert, sync};
     return *this;
   }
+  /// Building a variant on `backend`: seconds plus per byte of the
+  /// program's weights, and the compiles a process may do (0: no limit).
+  ModelBuilder &compile(int backend, double seconds, double perByte = 0,
+                        int64_t maxCompiles = 0) {
+    compile_[backend] = seconds;
+    compilePerByte_[backend] = perByte;
+    maxCompiles_[backend] = maxCompiles;
+    return *this;
+  }
+  /// Bytes of weights the last program holds.
+  ModelBuilder &weights(int64_t bytes) {
+    programs.back().weight_bytes = bytes;
+    return *this;
+  }
   /// Every pair: `bandwidth`, `sync`, conversion at `convert` to and from
   /// the ANE.
   ModelBuilder &links(double bandwidth, double convert, double sync) {
@@ -83,9 +97,13 @@ public:
     info.regions = regions.data();
     info.programs = programs.data();
     info.edges = edges.data();
-    for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
+    for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
+      info.compile[a] = compile_[a];
+      info.compile_per_byte[a] = compilePerByte_[a];
+      info.max_compiles[a] = maxCompiles_[a];
       for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
         info.links[a][b] = links_[a][b];
+    }
     return info;
   }
 
@@ -94,6 +112,9 @@ public:
   std::vector<hwagent_program_info_t> programs;
   std::vector<hwagent_edge_info_t> edges;
   hwagent_link_info_t links_[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS];
+  double compile_[HWAGENT_NUM_BACKENDS] = {};
+  double compilePerByte_[HWAGENT_NUM_BACKENDS] = {};
+  int64_t maxCompiles_[HWAGENT_NUM_BACKENDS] = {};
 };
 
 } // namespace hwagent_test

@@ -109,6 +109,8 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
   }
   for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
     EXPECT_EQ(jit.compile[a], expected.compile[a]);
+    EXPECT_EQ(jit.compile_per_byte[a], expected.compile_per_byte[a]);
+    EXPECT_EQ(jit.max_compiles[a], expected.max_compiles[a]);
     for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
       EXPECT_EQ(jit.links[a][b].bandwidth, expected.links[a][b].bandwidth);
       EXPECT_EQ(jit.links[a][b].convert_bandwidth,

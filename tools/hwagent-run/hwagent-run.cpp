@@ -169,9 +169,9 @@ static cl::opt<bool>
                 cl::init(false), cl::cat(runCategory));
 static cl::opt<int> exploreEvery(
     "explore-every",
-    cl::desc(
-        "Consider probing the least recently measured backend every N steps"),
-    cl::init(0), cl::cat(runCategory));
+    cl::desc("With --adaptive: at most one probe that is expected to cost "
+             "time every N steps (0 = never probe; docs/adaptive.md)"),
+    cl::init(10), cl::cat(runCategory));
 static cl::opt<double> exploreBudget(
     "explore-budget",
     cl::desc("Share of the predicted run time probes may cost (default 0.02)"),
@@ -223,30 +223,25 @@ static int fail(const llvm::Twine &message) {
 static volatile std::sig_atomic_t stopRequested = 0;
 extern "C" void requestStop(int) { stopRequested = 1; }
 
-/// Reaction to each scripted event: the first re-partition from the end of
-/// the step before it (where telemetry announces it) on; 0 steps means the
-/// event's first step already ran on the new placement.
-static void printReactions(hwagent_session_t *session,
-                           ArrayRef<int64_t> switchSteps, int64_t ran) {
-  uint32_t count = hwagent_session_scenario_events(session, nullptr, 0);
-  std::vector<hwagent_scenario_event_t> events(count);
-  hwagent_session_scenario_events(session, events.data(), count);
-  for (size_t e = 0; e < events.size(); ++e) {
-    int64_t at = events[e].step;
-    int64_t end = e + 1 < events.size() ? events[e + 1].step - 1 : ran;
-    int64_t first = -1, reactions = 0;
-    for (int64_t s : switchSteps)
-      if (s >= at - 1 && s < end) {
-        first = first < 0 ? s : first;
-        ++reactions;
-      }
-    if (first >= 0)
-      llvm::outs() << llvm::formatv("hwagent-run: event at step {0}: reacted "
-                                    "after {1} steps, {2} re-partitions\n",
-                                    at, first - at + 1, reactions);
-    else
+/// Per change of the scenario's conditions: what a better placement was
+/// worth and the reaction (steps from the change to the first re-partition;
+/// 0: the change's first step already ran on the new placement, announced
+/// by telemetry).
+static void printReactions(hwagent_session_t *session) {
+  uint32_t count = hwagent_session_event_outcomes(session, nullptr, 0);
+  std::vector<hwagent_event_outcome_t> outcomes(count);
+  hwagent_session_event_outcomes(session, outcomes.data(), count);
+  for (const hwagent_event_outcome_t &o : outcomes) {
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: change at step {0} ({1} steps, best placement {2:f1}% "
+        "faster than the one in use): ",
+        o.step, o.steps, 100 * o.best_gain);
+    if (o.reaction_steps >= 0)
       llvm::outs() << llvm::formatv(
-          "hwagent-run: event at step {0}: no re-partition\n", at);
+          "reacted after {0} steps, {1} re-partitions, {2} probes\n",
+          o.reaction_steps, o.switches, o.probes);
+    else
+      llvm::outs() << llvm::formatv("no re-partition, {0} probes\n", o.probes);
   }
 }
 
@@ -614,19 +609,22 @@ int main(int argc, char **argv) {
       for (int64_t s : switchSteps)
         llvm::outs() << " " << s;
     }
-    llvm::outs() << llvm::formatv(", {0} vetoed, {1} explorations\n",
-                                  regret.vetoes, regret.explorations);
-    printReactions(session, switchSteps, ran);
-    if (simulateCpu && regret.steps > 0)
-      llvm::outs() << llvm::formatv(
-          "hwagent-run: simulated total {0:f3} ms; regret vs per-step oracle "
-          "{1:f2}% ({2:f3} ms), vs best fixed assignment in hindsight {3:f2}% "
-          "({4:f3} ms)\n",
-          regret.actual_seconds * 1e3,
-          100 * (regret.actual_seconds / regret.oracle_seconds - 1),
-          regret.oracle_seconds * 1e3,
-          100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
-          regret.best_fixed_seconds * 1e3);
+    llvm::outs() << llvm::formatv(
+        ", {0} vetoed, {1} probes, {2} variants built\n", regret.vetoes,
+        regret.explorations, regret.compiles);
+    if (simulateCpu) {
+      printReactions(session);
+      if (regret.steps > 0)
+        llvm::outs() << llvm::formatv(
+            "hwagent-run: simulated total {0:f3} ms (switching {1:f3} ms); "
+            "regret vs clairvoyant oracle {2:f2}% ({3:f3} ms), vs best fixed "
+            "assignment in hindsight {4:f2}% ({5:f3} ms)\n",
+            regret.actual_seconds * 1e3, regret.switch_seconds * 1e3,
+            100 * (regret.actual_seconds / regret.oracle_seconds - 1),
+            regret.oracle_seconds * 1e3,
+            100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
+            regret.best_fixed_seconds * 1e3);
+    }
   }
   if (printParams)
     for (unsigned p = 0; p < runner->getNumParams(); ++p) {

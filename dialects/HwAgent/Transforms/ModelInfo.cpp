@@ -34,7 +34,9 @@ static_assert(offsetof(hwagent_edge_info_t, bytes) == 8 &&
               "edge layout emitted below");
 static_assert(offsetof(hwagent_model_info_t, target) == 24 &&
                   offsetof(hwagent_model_info_t, compile) == 272 &&
-                  offsetof(hwagent_model_info_t, functions) == 296,
+                  offsetof(hwagent_model_info_t, functions) == 296 &&
+                  offsetof(hwagent_model_info_t, compile_per_byte) == 304 &&
+                  offsetof(hwagent_model_info_t, max_compiles) == 328,
               "model layout emitted below");
 static_assert(offsetof(hwagent_value_info_t, shape) == 8 &&
                   offsetof(hwagent_value_info_t, rank) == 16 &&
@@ -54,6 +56,7 @@ struct Emitter {
     ptr = LLVM::LLVMPointerType::get(ctx);
     doubles = LLVM::LLVMArrayType::get(f64, HWAGENT_NUM_BACKENDS);
     ints = LLVM::LLVMArrayType::get(i32, HWAGENT_NUM_BACKENDS);
+    longs = LLVM::LLVMArrayType::get(i64, HWAGENT_NUM_BACKENDS);
     link = LLVM::LLVMStructType::getLiteral(ctx, {f64, f64, f64});
     region = LLVM::LLVMStructType::getLiteral(
         ctx, {i64, i64, i64, i32, i32, doubles, i32, i32});
@@ -62,9 +65,9 @@ struct Emitter {
     edge = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i64, i64});
     linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
     linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
-    model = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, i32, i32,
-                                                   ptr, ptr, ptr, ptr,
-                                                   linkTable, doubles, ptr});
+    model = LLVM::LLVMStructType::getLiteral(
+        ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
+              doubles, ptr, doubles, longs});
     value =
         LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
     function =
@@ -104,8 +107,8 @@ struct Emitter {
 
   MLIRContext *ctx;
   Builder b;
-  Type i32, i64, f64, ptr, doubles, ints, link, region, program, edge, linkRow,
-      linkTable, model, value, function;
+  Type i32, i64, f64, ptr, doubles, ints, longs, link, region, program, edge,
+      linkRow, linkTable, model, value, function;
 };
 } // namespace
 
@@ -329,6 +332,15 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
         ib, loc, model, constant(e.f64, e.f64Attr(table.compile[b])),
         ArrayRef<int64_t>{compileField, b});
   insert(address({}, functionsSymbol));
+  int64_t perByteField = field++, maxCompilesField = field++;
+  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    model = LLVM::InsertValueOp::create(
+        ib, loc, model, constant(e.f64, e.f64Attr(table.compilePerByte[b])),
+        ArrayRef<int64_t>{perByteField, b});
+    model = LLVM::InsertValueOp::create(
+        ib, loc, model, constant(e.i64, e.i64Attr(table.maxCompiles[b])),
+        ArrayRef<int64_t>{maxCompilesField, b});
+  }
   LLVM::ReturnOp::create(ib, loc, model);
 
   // The accessor generated code and drivers call.

@@ -36,6 +36,8 @@ struct ModelTable {
   std::vector<hwagent_edge_info_t> edges;
   hwagent_link_info_t links[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS] = {};
   double compile[HWAGENT_NUM_BACKENDS] = {};
+  double compilePerByte[HWAGENT_NUM_BACKENDS] = {};
+  int64_t maxCompiles[HWAGENT_NUM_BACKENDS] = {};
   /// programs[i]'s regions.
   std::vector<ProgramGroup> groups;
 

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 /** Bumped on any incompatible change of this header. */
-#define HWAGENT_RT_API_VERSION 3u
+#define HWAGENT_RT_API_VERSION 4u
 
 /** The version the linked library implements. */
 HWAGENT_RT_API uint32_t hwagent_rt_api_version(void);
@@ -130,7 +130,7 @@ HWAGENT_RT_API const char *hwagent_role_name(int32_t role);
 /* ---- The compiled model (written by the compiler, read by the runtime) - */
 
 /** Bumped on any change of the structs below. */
-#define HWAGENT_MODEL_INFO_VERSION 2u
+#define HWAGENT_MODEL_INFO_VERSION 3u
 
 /** Price of moving data from one backend to another. */
 typedef struct hwagent_link_info {
@@ -242,6 +242,12 @@ typedef struct hwagent_model_info {
   double compile[HWAGENT_NUM_BACKENDS];
   /** The module's public functions (training and evaluation steps). */
   const hwagent_function_info_t *functions;
+  /** Seconds per byte of a program's weights added to compile[b] (the ANE
+   *  compiles weights into the program: docs/adaptive.md). */
+  double compile_per_byte[HWAGENT_NUM_BACKENDS];
+  /** Program compiles one process can do on each backend (0: no limit);
+   *  the runtime never builds a variant past it. */
+  int64_t max_compiles[HWAGENT_NUM_BACKENDS];
 } hwagent_model_info_t;
 
 /* ---- Sessions ----------------------------------------------------------- */
@@ -294,8 +300,10 @@ typedef struct hwagent_options {
   /** 1: charge the CPU its predicted time too (deterministic evaluation;
    *  regret against the oracle needs it). */
   int32_t simulate_cpu;
-  /** Consider probing the least recently measured backend on one program
-   *  every N steps (0 = never). */
+  /** Probing (docs/adaptive.md): at most one probe expected to cost time
+   *  every N steps (0 = never probe: the runtime then never moves work
+   *  onto a backend it has not measured); a change the model detects or
+   *  telemetry announces buys one probe at once. hwagent_options_init: 10. */
   int32_t explore_every;
   /** 1 (hwagent_options_init's default): a change in telemetry (a
    *  backend's load, the thermal state) shifts the online model at once;
@@ -535,8 +543,11 @@ typedef struct hwagent_step_stats {
 } hwagent_step_stats_t;
 
 /** Adaptive evaluation (with simulate_cpu): seconds summed over the steps
- *  run so far for what ran, the per-step oracle, and the best fixed
- *  assignment in hindsight; switches applied and vetoed. */
+ *  run so far for what ran (switching charged), the clairvoyant oracle (the
+ *  best placement for every stretch of conditions, knowing them in advance
+ *  and paying the same switching costs), and the best fixed assignment in
+ *  hindsight; switches applied and vetoed, probes (`explorations`).
+ *  docs/adaptive.md. */
 typedef struct hwagent_regret {
   int64_t steps;
   int64_t switches;
@@ -545,7 +556,34 @@ typedef struct hwagent_regret {
   double actual_seconds;
   double oracle_seconds;
   double best_fixed_seconds;
+  /** Of actual_seconds: building variants and moving weights (simulated). */
+  double switch_seconds;
+  /** Variants built while running, all backends. */
+  int64_t compiles;
 } hwagent_regret_t;
+
+/** One change of the scenario's conditions and how the runtime met it. */
+typedef struct hwagent_event_outcome {
+  /** First step under the new conditions. */
+  int64_t step;
+  /** Steps they lasted (so far). */
+  int64_t steps;
+  /** Share by which the best placement under them is faster than the one in
+   *  use when they began, switching to it (builds, weight moves) spread over
+   *  their steps (0: that one stays best). */
+  double best_gain;
+  /** Steps from `step` to the first switch (0: at the end of the step
+   *  before, announced by telemetry); -1: none. */
+  int64_t reaction_steps;
+  int32_t switches;
+  int32_t probes;
+} hwagent_event_outcome_t;
+
+/** Needs simulate_cpu; returns the number of changes (writes at most
+ *  `capacity`). */
+HWAGENT_RT_API uint32_t hwagent_session_event_outcomes(
+    const hwagent_session_t *session, hwagent_event_outcome_t *outcomes,
+    uint32_t capacity);
 
 HWAGENT_RT_API hwagent_status_t hwagent_session_regret(
     const hwagent_session_t *session, hwagent_regret_t *regret);
@@ -590,7 +628,7 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24,
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
                          "hwagent_model_info_t.links");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) ==
-                             56 + 24 * 9 + 8 * 3 + 8,
+                             56 + 24 * 9 + 8 * 3 + 8 + 8 * 3 + 8 * 3,
                          "hwagent_model_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_value_info_t) == 32,
                          "hwagent_value_info_t");
@@ -607,7 +645,9 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_scenario_event_t) == 24,
                          "hwagent_scenario_event_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_repartition_t) == 64,
                          "hwagent_repartition_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_regret_t) == 56, "hwagent_regret_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_regret_t) == 72, "hwagent_regret_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_event_outcome_t) == 40,
+                         "hwagent_event_outcome_t");
 #undef HWAGENT_RT_STATIC_ASSERT
 
 #endif /* HWAGENT_RT_HWAGENT_RT_H */
