@@ -12,7 +12,7 @@
 // edges (step-end cost at scale).
 //
 //   hwagent-bench-adaptive <step.mlir|--synthetic N> <scenario> [steps]
-//       [--static] [--no-telemetry] [--target T]
+//       [--static] [--no-telemetry] [--target T] [--seed S] [--noise N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,10 +79,10 @@ static hwagent::ModelTable syntheticTable(unsigned n) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(
-        stderr,
-        "usage: hwagent-bench-adaptive <step.mlir|--synthetic N> "
-        "<scenario> [steps] [--static] [--no-telemetry] [--target T]\n");
+    std::fprintf(stderr,
+                 "usage: hwagent-bench-adaptive <step.mlir|--synthetic N> "
+                 "<scenario> [steps] [--static] [--no-telemetry] [--target T] "
+                 "[--seed S] [--noise N]\n");
     return 2;
   }
   int arg = 1;
@@ -93,6 +93,8 @@ int main(int argc, char **argv) {
   const char *scenario = argv[arg++];
   int steps = arg < argc && argv[arg][0] != '-' ? std::atoi(argv[arg++]) : 1000;
   bool adaptive = true, telemetry = true;
+  uint64_t seed = 7;
+  double noise = 0.05;
   std::string target = hwcore::kDefaultTarget;
   for (; arg < argc; ++arg) {
     if (!std::strcmp(argv[arg], "--static"))
@@ -101,6 +103,10 @@ int main(int argc, char **argv) {
       telemetry = false;
     else if (!std::strcmp(argv[arg], "--target") && arg + 1 < argc)
       target = argv[++arg];
+    else if (!std::strcmp(argv[arg], "--seed") && arg + 1 < argc)
+      seed = std::strtoull(argv[++arg], nullptr, 10);
+    else if (!std::strcmp(argv[arg], "--noise") && arg + 1 < argc)
+      noise = std::atof(argv[++arg]);
   }
 
   DialectRegistry registry;
@@ -124,8 +130,8 @@ int main(int argc, char **argv) {
   options.adaptive = adaptive;
   options.use_telemetry = telemetry;
   options.explore_every = 10;
-  options.sim_noise = 0.05;
-  options.seed = 7;
+  options.sim_noise = noise;
+  options.seed = seed;
   options.scenario_path = scenario;
   options.log_path = std::getenv("HWAGENT_LOG");
   std::optional<hwagent::bench::AdaptiveRun> run =

@@ -6,8 +6,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace hwagent_rt {
+
+/// The smallest change of a backend's speed (log) a single measurement is
+/// taken to announce.
+static const double kChangeLogFactor = std::log(1.25);
 
 void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
   params = p;
@@ -24,7 +29,16 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
   for (int b = 0; b < kNumBackends; ++b) {
     offset[b] = Estimate{0, params.backendPriorVariance, 0};
     baseline[b] = 0;
+    noise[b] = params.measurementVariance;
   }
+  lastLog.assign(model.programs.size() * kNumBackends, 0.0);
+  lastTick.assign(model.programs.size() * kNumBackends,
+                  std::numeric_limits<int64_t>::min());
+  tick = 0;
+}
+
+double OnlineModel::measurementVariance(int backend) const {
+  return std::max(params.measurementVariance, noise[backend]);
 }
 
 Estimate OnlineModel::get(unsigned region, int backend) const {
@@ -43,18 +57,33 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   double z = std::log(std::max(seconds, 1e-9));
   double innovation =
       z - (logPredicted[region * kNumBackends + backend] + o.mean + d.mean);
-  double measurement =
-      params.measurementVariance / double(std::max<int64_t>(samples, 1));
-  // A measurement far outside the spread the filter expects means the
-  // backend changed (another client took it, it throttled): the offset's
-  // variance returns to its prior so that one measurement moves it most of
-  // the way instead of a fraction per step (change-point reset).
+  double n = double(std::max<int64_t>(samples, 1));
+  double measurement = measurementVariance(backend) / n;
+  // A measurement far outside the spread the filter expects (four standard
+  // deviations, and at least 25 %: smaller changes the filter tracks) means
+  // the backend changed (another client took it, it throttled): the
+  // offset's variance returns to its prior so that one measurement moves it
+  // most of the way instead of a fraction per step (change-point reset).
   double before = std::min(o.variance + d.variance, d.sumVariance);
-  if (innovation * innovation > 9 * (before + params.measurementVariance)) {
+  bool changed =
+      innovation * innovation > 16 * (before + measurementVariance(backend)) &&
+      std::abs(innovation) > kChangeLogFactor;
+  if (changed) {
     o.variance = std::max(o.variance, params.backendPriorVariance);
     before = o.variance + d.variance;
     ++changeCount;
   }
+  // The measurement noise, learned: two measurements of one program and
+  // backend in consecutive steps differ by twice its variance (drift over
+  // one step is small), averaged over about 20 pairs; never below the
+  // parameter. Noisier than assumed, the filter would chase noise.
+  size_t slot = region * kNumBackends + backend;
+  if (!changed && lastTick[slot] == tick - 1) {
+    double difference = z - lastLog[slot];
+    noise[backend] += 0.05 * (difference * difference * n / 2 - noise[backend]);
+  }
+  lastLog[slot] = z;
+  lastTick[slot] = tick;
   d.sumVariance = before * measurement / (before + measurement);
   // Joint update of the two terms: each takes its share of the innovation
   // by its variance (the measurement sees their sum).
@@ -69,6 +98,7 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
 }
 
 void OnlineModel::advance(const bool *measured) {
+  ++tick;
   for (Estimate &d : deviation) {
     d.mean *= 1 - params.deviationDecay;
     d.variance =
@@ -89,10 +119,10 @@ void OnlineModel::shiftBackend(int backend, double logFactor) {
   baseline[backend] += logFactor;
   ++changeCount;
   o.mean += logFactor;
-  o.variance = std::min(o.variance + params.measurementVariance,
+  o.variance = std::min(o.variance + measurementVariance(backend),
                         params.backendPriorVariance);
   for (size_t i = backend; i < deviation.size(); i += kNumBackends)
-    deviation[i].sumVariance += params.measurementVariance;
+    deviation[i].sumVariance += measurementVariance(backend);
 }
 
 /// The partition problem of the programs with unary costs cost(p, b)
@@ -215,6 +245,18 @@ static double movedRelativeVariance(const OnlineModel &model,
   return moved > 0 ? (g.stdDev / moved) * (g.stdDev / moved) : 0;
 }
 
+/// One measurement's variance on the backends `to` moves programs onto
+/// (the largest).
+static double movedNoise(const OnlineModel &model,
+                         const std::vector<int32_t> &from,
+                         const std::vector<int32_t> &to) {
+  double m = 0;
+  for (size_t p = 0; p < from.size(); ++p)
+    if (to[p] != from[p])
+      m = std::max(m, model.measurementVariance(to[p]));
+  return m;
+}
+
 Decision decide(const Model &table, const OnlineModel &model,
                 const std::vector<int32_t> &current, const SwitchCosts &costs,
                 const AdaptiveParameters &params, double probeCredit,
@@ -286,7 +328,7 @@ Decision decide(const Model &table, const OnlineModel &model,
     decision.reason = "gain over the horizon below the switching cost";
   } else if (g.gain < params.confidence * g.stdDev) {
     decision.reason = "gain within the estimates' uncertainty";
-  } else if (relativeVariance > 4 * params.measurementVariance) {
+  } else if (relativeVariance > 4 * movedNoise(model, current, proposed)) {
     // Never trusted blindly: an estimate no recent measurement backs
     // (unmeasured, or its backend changed since) is probed first.
     decision.reason = "the better assignment's estimates rest on no recent "
@@ -338,7 +380,7 @@ Decision decide(const Model &table, const OnlineModel &model,
     // it (posterior) and how far its mean may move (preposterior), from the
     // moved programs' relative variance r and one measurement's m.
     double r = movedRelativeVariance(model, current, candidate, q);
-    double m = params.measurementVariance;
+    double m = movedNoise(model, current, candidate);
     double after = r > 0 ? q.stdDev * std::sqrt(m / (r + m)) : 0;
     double shift = r > 0 ? q.stdDev * std::sqrt(r / (r + m)) : 0;
     // Its value: the gain over the horizon of the switches it would enable

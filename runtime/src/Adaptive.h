@@ -87,6 +87,9 @@ public:
   Estimate get(unsigned region, int backend) const;
   /// The backend-wide offset's estimate (log-seconds).
   const Estimate &backendOffset(int backend) const { return offset[backend]; }
+  /// One measurement's log-time variance on `backend`: learned from
+  /// consecutive measurements, at least the parameter's.
+  double measurementVariance(int backend) const;
   /// Changes detected (a measurement far outside the expected spread) or
   /// announced (telemetry) so far.
   int64_t changes() const { return changeCount; }
@@ -101,7 +104,13 @@ private:
   std::vector<Estimate> deviation;
   Estimate offset[kNumBackends];
   double baseline[kNumBackends] = {0, 0, 0};
+  double noise[kNumBackends] = {0, 0, 0};
   int64_t changeCount = 0;
+  /// Per region and backend, the last measurement (log) and the step
+  /// (`tick`, advanced by advance()) it was made at.
+  std::vector<double> lastLog;
+  std::vector<int64_t> lastTick;
+  int64_t tick = 0;
 };
 
 /// What changing program p from backend a to b costs once, as the chip

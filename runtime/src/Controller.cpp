@@ -137,8 +137,14 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
                      step - a.lastProbe < options.explore_every;
   if (options.explore_every > 0)
     credit = changed ? hwcore::kIllegal : std::max(a.exploreCredit, 0.0);
+  // Hysteresis against flapping between near-equal placements: without a
+  // detected or announced change since the last switch, another one needs
+  // three times the minimum gain.
+  AdaptiveParameters params = a.params;
+  if (!a.switchSteps.empty() && a.model.changes() == a.changesAtSwitch)
+    params.minRelativeGain *= 3;
   Decision decision =
-      decide(model, a.model, current, costs, a.params, credit, rateLimited);
+      decide(model, a.model, current, costs, params, credit, rateLimited);
   auto logDecision = [&](const char *type, std::optional<bool> applied) {
     MutexLock logLock(&mutex);
     Json line = {{"type", type},
@@ -184,6 +190,7 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
       states[i].backend.store(decision.backends[i]);
     ++a.regret.switches;
     a.switchSteps.push_back(step);
+    a.changesAtSwitch = a.model.changes();
   }
   logDecision("repartition", !vetoed);
 }

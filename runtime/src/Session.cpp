@@ -235,7 +235,9 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   state.lastRun.store(fault ? HWAGENT_BACKEND_CPU : backend,
                       std::memory_order_relaxed);
   if (overhead > 0) {
-    int64_t overheadNanos = static_cast<int64_t>(overhead * 1e9);
+    // Saturated like the executions below (a fuzzed model's weight bytes
+    // times its compile price can exceed what int64 nanoseconds hold).
+    int64_t overheadNanos = static_cast<int64_t>(std::min(overhead, 1e6) * 1e9);
     stepNanos[backend].fetch_add(overheadNanos, std::memory_order_relaxed);
     stepOverheadNanos.fetch_add(overheadNanos, std::memory_order_relaxed);
   }

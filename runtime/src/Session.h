@@ -86,6 +86,8 @@ struct AdaptiveState {
   /// The step of the last probe, and the model's change count then.
   int64_t lastProbe = -1;
   int64_t probedChanges = 0;
+  /// The model's change count at the last switch.
+  int64_t changesAtSwitch = 0;
   double exploreBudget = 0.02;
   /// The telemetry's log speed factor per backend the model last saw.
   double telemetryLogFactor[kNumBackends] = {0, 0, 0};

@@ -76,6 +76,10 @@ static void fuzzModel(FuzzedDataProvider &in) {
     }
   for (double &c : model.compile)
     c = real();
+  for (double &c : model.compile_per_byte)
+    c = real();
+  for (int64_t &c : model.max_compiles)
+    c = in.ConsumeIntegralInRange<int64_t>(-1, 4);
   std::string target = in.ConsumeRandomLengthString(16);
   model.target = in.ConsumeBool() ? target.c_str() : nullptr;
   model.num_regions =
@@ -108,6 +112,11 @@ static void fuzzModel(FuzzedDataProvider &in) {
     }
     hwagent_session_end_step(session, real());
   }
+  // The oracle's dynamic program and the per-change outcomes.
+  hwagent_regret_t regret;
+  hwagent_session_regret(session, &regret);
+  hwagent_event_outcome_t outcomes[4];
+  hwagent_session_event_outcomes(session, outcomes, 4);
   hwagent_session_destroy(session);
 }
 
