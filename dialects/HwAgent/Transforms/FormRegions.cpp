@@ -33,6 +33,12 @@ struct FormRegionsPass
           callees.insert(symbol.getLeafReference());
       });
 
+    // Constants computed from constants are folded first: they are cloned
+    // into their users like any constant instead of becoming regions.
+    for (auto function : module.getOps<FunctionOpInterface>())
+      if (!function.isExternal() && !callees.contains(function.getNameAttr()))
+        numConstantsFolded += foldConstantComputations(function);
+
     RegionFormationOptions options;
     options.granularity = granularity;
     options.maxOpsPerRegion = maxOps;

@@ -20,6 +20,12 @@ def FormRegions : Pass<"hwagent-form-regions", "::mlir::ModuleOp"> {
     Functions only reached through `func.call` are left alone (they are part
     of their call site's region) unless `include-callees` is set.
 
+    First, linalg.generic ops that compute a small constant from splat
+    constants (torch-mlir's 0-d i64 scalars converted to f32, as in
+    hardswish) are folded into `arith.constant`: like any constant they are
+    then cloned into the regions that use them, and no region exists only
+    because of a constant.
+
     Example: `hwagent-opt --hwagent-form-regions="granularity=per-layer max-ops=32"`.
   }];
   let options = [
@@ -41,6 +47,8 @@ def FormRegions : Pass<"hwagent-form-regions", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numRegions", "regions", "Regions formed">,
     Statistic<"numOpsClustered", "ops-clustered", "Ops placed in regions">,
+    Statistic<"numConstantsFolded", "constants-folded",
+              "Constant computations folded before clustering">,
   ];
   let dependentDialects = ["::mlir::hwagent::HwAgentDialect"];
 }

@@ -52,6 +52,13 @@ FailureOr<RegionFormationStats>
 formRegions(FunctionOpInterface function, WorkloadProfiler &profiler,
             const RegionFormationOptions &options);
 
+/// Folds the linalg.generic ops of `function` that compute a small constant
+/// (every input a splat constant, a 0-d scalar included, the body scalar
+/// arithmetic that folds: torch-mlir's hardswish writes 3 and 6 as i64
+/// scalars converted to f32) into arith.constant, so that no region and no
+/// program boundary exists only because of a constant; returns how many.
+unsigned foldConstantComputations(FunctionOpInterface function);
+
 } // namespace mlir::hwagent
 
 #endif // HWAGENT_TRANSFORMS_REGIONFORMATION_H
