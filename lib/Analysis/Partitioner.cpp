@@ -62,12 +62,13 @@ cm::RegionCost hwagent::regionCost(BackendCostAttr entry,
 
 FailureOr<FunctionPartition>
 FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
-                         bool training) {
+                         bool training, int64_t updateEvery) {
   FunctionPartition p;
   p.function = function;
   cm::TargetDescription description = target.toDescription();
   cm::StepGraph &graph = p.graph;
   graph.options.training = weightsChangeEveryStep(function, training);
+  graph.options.updateEvery = updateEvery;
   WorkloadProfiler profiler(function->getParentOp());
   llvm::SmallPtrSet<Value, 8> resident =
       residentWeights(function, training, profiler);
@@ -271,6 +272,13 @@ std::string FunctionPartition::describeProgram(const cm::StepPlan &plan,
     text += llvm::formatv(", {0}", modes[static_cast<unsigned>(p.cost.mode)]);
     if (p.cost.weights > 0)
       text += " " + formatSeconds(p.cost.weights);
+    // Gradient accumulation: the weights are taken once per update.
+    bool baked = p.cost.mode == cm::WeightUpdate::recompile ||
+                 p.cost.mode == cm::WeightUpdate::reload;
+    if (baked && graph.options.updateEvery > 1)
+      text += llvm::formatv(" per step (once per {0}-step update)",
+                            graph.options.updateEvery)
+                  .str();
   }
   text += llvm::formatv(", {0}-bound", p.cost.bindingTerm()).str();
   if (graph.backends[p.label].programRamp)

@@ -295,6 +295,8 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     case WeightUpdate::input:
       break;
     }
+    // Accumulating gradients over k steps takes new weights once per k.
+    c.weights /= static_cast<double>(std::max<int64_t>(options.updateEvery, 1));
     c.seconds = (c.launch + c.weights + work) * context.telemetryFactor;
     if (!best.legal || c.seconds < best.seconds)
       best = c;

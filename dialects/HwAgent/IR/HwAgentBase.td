@@ -36,6 +36,9 @@ def HwAgent_Dialect : Dialect {
     /// Whether weights change every step (hwagent-estimate-costs'
     /// `training`): programs pay for taking new weights.
     "::mlir::BoolAttr":$training,
+    /// Steps per weight update (hwagent-estimate-costs' `update-every`;
+    /// absent: every step).
+    "::mlir::IntegerAttr":$update_every,
     /// Weight arguments arrive anew at every call even outside a training
     /// step (hwagent-estimate-costs' `weights-as-inputs`).
     "::mlir::UnitAttr":$weights_as_inputs,

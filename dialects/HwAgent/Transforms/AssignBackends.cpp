@@ -77,6 +77,8 @@ struct AssignBackendsPass
     auto *dialect = ctx->getLoadedDialect<HwAgentDialect>();
     TargetAttr target = dialect->getTargetAttrHelper().getAttr(module);
     BoolAttr training = dialect->getTrainingAttrHelper().getAttr(module);
+    IntegerAttr updateEvery =
+        dialect->getUpdateEveryAttrHelper().getAttr(module);
 
     std::vector<Solved> solved;
     for (auto function : module.getOps<FunctionOpInterface>()) {
@@ -94,7 +96,8 @@ struct AssignBackendsPass
         return signalPassFailure();
       }
       FailureOr<FunctionPartition> partition = FunctionPartition::build(
-          function, target, !training || training.getValue());
+          function, target, !training || training.getValue(),
+          updateEvery ? updateEvery.getInt() : 1);
       if (failed(partition))
         return signalPassFailure();
       Solved entry{std::move(*partition), {}, strategy};

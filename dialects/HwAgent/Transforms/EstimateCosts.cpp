@@ -171,7 +171,14 @@ struct EstimateCostsPass
       return signalPassFailure();
 
     cm::CostOptions options;
+    if (updateEvery < 1) {
+      mlir::emitError(module.getLoc())
+          << "hwagent-estimate-costs: update-every must be at least 1, got "
+          << static_cast<int64_t>(updateEvery);
+      return signalPassFailure();
+    }
     options.training = training;
+    options.updateEvery = updateEvery;
     options.fp16Gradients = fp16Gradients;
 
     std::vector<Estimate> estimates;
@@ -213,6 +220,9 @@ struct EstimateCostsPass
                                            TargetAttr::get(ctx, *targetDesc));
     dialect->getTrainingAttrHelper().setAttr(module,
                                              BoolAttr::get(ctx, training));
+    if (updateEvery > 1)
+      dialect->getUpdateEveryAttrHelper().setAttr(
+          module, IntegerAttr::get(IntegerType::get(ctx, 64), updateEvery));
   }
 
   struct Estimate {

@@ -20,6 +20,7 @@ void hwagent::buildPartitionBackendsPipeline(
   estimate.telemetry = options.telemetry;
   estimate.profileDb = options.profileDb;
   estimate.training = options.training;
+  estimate.updateEvery = options.updateEvery;
   estimate.fp16Gradients = options.fp16Gradients;
   estimate.weightsAsInputs = options.weightsAsInputs;
   estimate.backends.assign(options.backends.begin(), options.backends.end());

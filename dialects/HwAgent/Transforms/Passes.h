@@ -79,6 +79,11 @@ struct PartitionBackendsOptions
   Option<bool> training{*this, "training",
                         llvm::cl::desc("Weights change every step"),
                         llvm::cl::init(true)};
+  Option<int64_t> updateEvery{
+      *this, "update-every",
+      llvm::cl::desc("Steps per weight update (gradient accumulation): "
+                     "taking new weights is paid once per update"),
+      llvm::cl::init(1)};
   Option<bool> weightsAsInputs{
       *this, "weights-as-inputs",
       llvm::cl::desc("Weight arguments arrive anew at every call even outside "

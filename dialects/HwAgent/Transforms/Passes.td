@@ -90,6 +90,9 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
       ignored;
     - `training`: weights change every step (backends that bake weights into
       programs pay to take new ones: as inputs, recompiled or reloaded);
+    - `update-every=k`: the step accumulates gradients and the weights
+      change once per k steps: a recompile or reload is paid once per
+      update, spread over k steps (inputs still stream every step);
     - `fp16-gradients`: allow weight-gradient and optimizer regions on fp16
       backends (the ANE) with loss scaling; by default they stay in fp32;
     - `backends=cpu,ane`: the backends a partition may use (the CPU, which
@@ -108,6 +111,9 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
            "Measured profile JSON file">,
     Option<"training", "training", "bool", "true",
            "Weights change every step (training rather than inference)">,
+    Option<"updateEvery", "update-every", "int64_t", "1",
+           "Steps per weight update (gradient accumulation): taking new "
+           "weights is paid once per update">,
     Option<"fp16Gradients", "fp16-gradients", "bool", "false",
            "Allow weight gradients and optimizer updates on fp16 backends">,
     Option<"weightsAsInputs", "weights-as-inputs", "bool", "false",

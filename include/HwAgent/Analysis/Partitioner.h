@@ -46,9 +46,11 @@ struct RegionFlow {
 class FunctionPartition {
 public:
   /// Fails with a diagnostic when a region lacks costs for a backend of
-  /// the target or no backend can run it.
+  /// the target or no backend can run it. `updateEvery`: steps per weight
+  /// update (weight handling is spread over them).
   static FailureOr<FunctionPartition> build(FunctionOpInterface function,
-                                            TargetAttr target, bool training);
+                                            TargetAttr target, bool training,
+                                            int64_t updateEvery = 1);
 
   FunctionOpInterface getFunction() const { return function; }
   MutableArrayRef<RegionOp> getRegions() const { return regions; }

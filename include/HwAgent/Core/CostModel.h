@@ -65,6 +65,10 @@ struct CostOptions {
   /// Weights change every step (training): backends that bake weights into
   /// programs pay for taking new ones.
   bool training = true;
+  /// Steps per weight update (gradient accumulation): what taking new
+  /// weights costs (a recompile, a reload) is paid once per update and
+  /// spread over this many steps.
+  int64_t updateEvery = 1;
   /// Allow weight-gradient and optimizer regions on fp16 backends (with
   /// loss scaling); by default they stay in fp32 off the ANE.
   bool fp16Gradients = false;
