@@ -20,6 +20,15 @@ constexpr const char *kPhaseNames[] = {"unknown", "forward", "backward",
 constexpr const char *kStrategyNames[] = {"optimal", "greedy", "local",
                                           "cpu",     "ane",    "gpu"};
 static_assert(std::size(kStrategyNames) == kAllStrategies.size(), "names");
+constexpr const char *kStrategyDescriptions[] = {
+    "minimum predicted step time, programs and boundaries included (default)",
+    "offload everything an accelerator supports",
+    "cheapest backend per region, boundaries ignored",
+    "everything on the CPU",
+    "everything legal on the ANE",
+    "everything legal on the GPU"};
+static_assert(std::size(kStrategyDescriptions) == kAllStrategies.size(),
+              "descriptions");
 constexpr const char *kWeightUpdateNames[] = {"none", "input", "recompile",
                                               "reload"};
 static_assert(std::size(kWeightUpdateNames) == kNumWeightUpdates, "names");
@@ -58,6 +67,9 @@ const char *hwcore::phaseName(Phase phase) {
 }
 const char *hwcore::strategyName(Strategy strategy) {
   return nameOf(kStrategyNames, static_cast<unsigned>(strategy));
+}
+const char *hwcore::strategyDescription(Strategy strategy) {
+  return nameOf(kStrategyDescriptions, static_cast<unsigned>(strategy));
 }
 std::optional<Strategy> hwcore::parseStrategyName(std::string_view name) {
   return lookup<Strategy>(kStrategyNames, name);

@@ -125,21 +125,26 @@ static cl::opt<bool> kernelStats(
     cl::desc("List every contraction kernel call site with its measured "
              "throughput"),
     cl::init(false), cl::cat(runCategory));
-enum class ForcedBackend {
-  autoChoice = -1,
-  cpu = HWAGENT_BACKEND_CPU,
-  ane = HWAGENT_BACKEND_ANE,
-  gpu = HWAGENT_BACKEND_GPU,
+/// --backend: "auto" or a backend of the vocabulary (its hwagent_backend_t
+/// value, so that it goes to the runtime's force_backend as is).
+enum class ForcedBackend : int { autoChoice = -1 };
+struct ForcedBackendValues {
+  template <typename Opt> void apply(Opt &option) const {
+    option.getParser().addLiteralOption("auto", ForcedBackend::autoChoice,
+                                        "the partition's choice (default)");
+    // Described as the fixed strategy for that backend.
+    for (hwcore::Strategy s : hwcore::kAllStrategies)
+      if (std::optional<hwcore::BackendKind> kind = hwcore::fixedBackend(s))
+        option.getParser().addLiteralOption(
+            hwcore::backendName(*kind),
+            static_cast<ForcedBackend>(hwcore::index(*kind)),
+            hwcore::strategyDescription(s));
+  }
 };
 static cl::opt<ForcedBackend> backend(
     "backend",
     cl::desc("Partition for one backend (where legal) and keep it there"),
-    cl::init(ForcedBackend::autoChoice),
-    cl::values(clEnumValN(ForcedBackend::autoChoice, "auto",
-                          "the partition's choice (default)"),
-               clEnumValN(ForcedBackend::cpu, "cpu", "the CPU"),
-               clEnumValN(ForcedBackend::ane, "ane", "the ANE where legal"),
-               clEnumValN(ForcedBackend::gpu, "gpu", "the GPU where legal")),
+    cl::init(ForcedBackend::autoChoice), ForcedBackendValues(),
     cl::cat(runCategory));
 static cl::opt<std::string> logPath("log", cl::desc("JSON Lines log"),
                                     cl::init(""), cl::cat(runCategory));

@@ -36,20 +36,6 @@ static constexpr int64_t kPartitionSchemaVersion = 2;
 /// Beyond this many regions explanations do not price each region's move.
 static constexpr size_t kExactMarginRegions = 3000;
 
-llvm::cl::ValuesClass hwagent::strategyValues() {
-  return llvm::cl::values(
-      clEnumValN(cm::Strategy::optimal, "optimal",
-                 "minimum predicted step time, programs and boundaries "
-                 "included (default)"),
-      clEnumValN(cm::Strategy::greedy, "greedy",
-                 "offload everything an accelerator supports"),
-      clEnumValN(cm::Strategy::local, "local",
-                 "cheapest backend per region, boundaries ignored"),
-      clEnumValN(cm::Strategy::cpu, "cpu", "everything on the CPU"),
-      clEnumValN(cm::Strategy::ane, "ane", "everything legal on the ANE"),
-      clEnumValN(cm::Strategy::gpu, "gpu", "everything legal on the GPU"));
-}
-
 /// JSON has no infinity: an illegal step time is written as null.
 static llvm::json::Value seconds(double value) {
   if (!std::isfinite(value))

@@ -22,9 +22,17 @@
 
 namespace mlir::hwagent {
 
-/// The partition strategies as command-line values: one list for the pass
-/// option and the pipeline's.
-llvm::cl::ValuesClass strategyValues();
+/// The partition strategies as command-line values, from the vocabulary
+/// (hwcore::kAllStrategies, their names and descriptions): one list for the
+/// pass option, the pipeline's and hwagent-run's.
+struct StrategyValues {
+  template <typename Opt> void apply(Opt &option) const {
+    for (::hwcore::Strategy s : ::hwcore::kAllStrategies)
+      option.getParser().addLiteralOption(::hwcore::strategyName(s), s,
+                                          ::hwcore::strategyDescription(s));
+  }
+};
+inline StrategyValues strategyValues() { return {}; }
 
 /// The default of hwagent-linalg-to-kernels' min-flops (and of
 /// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).

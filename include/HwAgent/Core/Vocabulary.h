@@ -99,6 +99,8 @@ constexpr std::array<Strategy, 6> kAllStrategies = {
     Strategy::optimal, Strategy::greedy, Strategy::local,
     Strategy::cpu,     Strategy::ane,    Strategy::gpu};
 const char *strategyName(Strategy strategy);
+/// One line for a command line's help.
+const char *strategyDescription(Strategy strategy);
 std::optional<Strategy> parseStrategyName(std::string_view name);
 /// The backend a fixed strategy (cpu, ane, gpu) puts everything on.
 std::optional<BackendKind> fixedBackend(Strategy strategy);
