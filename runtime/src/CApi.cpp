@@ -76,6 +76,15 @@ hwagent_rt::Session *implOf(const hwagent_session_t *session) {
 
 } // namespace
 
+/// The C ABI's list convention: writes at most `capacity` entries of
+/// `all` to `out`, returns how many there are.
+template <typename T>
+static uint32_t copyOut(const std::vector<T> &all, T *out, uint32_t capacity) {
+  for (uint32_t i = 0; i < capacity && i < all.size(); ++i)
+    out[i] = all[i];
+  return static_cast<uint32_t>(all.size());
+}
+
 extern "C" {
 
 uint32_t hwagent_rt_api_version(void) { return HWAGENT_RT_API_VERSION; }
@@ -241,23 +250,14 @@ hwagent_status_t hwagent_session_regret(const hwagent_session_t *session,
 
 uint32_t hwagent_session_switch_steps(const hwagent_session_t *session,
                                       int64_t *steps, uint32_t capacity) {
-  if (!session)
-    return 0;
-  std::vector<int64_t> all = session->impl->switchSteps();
-  for (uint32_t i = 0; i < capacity && i < all.size(); ++i)
-    steps[i] = all[i];
-  return static_cast<uint32_t>(all.size());
+  return session ? copyOut(session->impl->switchSteps(), steps, capacity) : 0;
 }
 
 uint32_t hwagent_session_event_outcomes(const hwagent_session_t *session,
                                         hwagent_event_outcome_t *outcomes,
                                         uint32_t capacity) {
-  if (!session)
-    return 0;
-  std::vector<hwagent_event_outcome_t> all = session->impl->eventOutcomes();
-  for (uint32_t i = 0; i < capacity && i < all.size(); ++i)
-    outcomes[i] = all[i];
-  return static_cast<uint32_t>(all.size());
+  return session ? copyOut(session->impl->eventOutcomes(), outcomes, capacity)
+                 : 0;
 }
 
 uint32_t hwagent_session_num_programs(const hwagent_session_t *session) {

@@ -55,12 +55,15 @@ void Session::accountStep(int64_t step, double overheadSeconds) {
 
 /// The clairvoyant oracle over candidate placements: the starting one and,
 /// per segment, the best one under its conditions with and without the
-/// builds it needs charged (a short segment may not pay a compile). A
-/// dynamic program over segments whose state is the placement in use and
-/// the set of candidates used so far (what is built). The oracle may switch
-/// only where conditions change: within a segment nothing does, so that is
-/// no loss. The candidate set keeps it tractable (at most 10, 4 on graphs
-/// of over 64 programs: the starting placement and the longest segments').
+/// builds it needs charged (a short segment may not pay a compile). The
+/// oracle may switch only where conditions change: within a segment nothing
+/// does, so that is no loss. Two dynamic programs over segments, each the
+/// cost of schedules it can carry out, so the smaller is the tighter bound:
+/// one whose state is the placement in use and the candidates used so far
+/// (builds paid exactly once) over the first 10 candidates (4 on graphs of
+/// over 64 programs: the starting placement and the longest segments'), and
+/// one whose state is the placement alone over every candidate, paying a
+/// build on every entry into a variant the start did not have.
 double Session::oracleSeconds() {
   const AdaptiveState &a = adaptive;
   size_t n = model.programs.size();
@@ -76,9 +79,9 @@ double Session::oracleSeconds() {
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     return a.segments[x].steps > a.segments[y].steps;
   });
-  size_t limit = n > 64 ? 4 : 10;
+  constexpr size_t kMaxCandidates = 256;
   auto add = [&](std::vector<int32_t> placement) {
-    if (candidates.size() < limit &&
+    if (candidates.size() < kMaxCandidates &&
         std::find(candidates.begin(), candidates.end(), placement) ==
             candidates.end())
       candidates.push_back(std::move(placement));
@@ -97,24 +100,58 @@ double Session::oracleSeconds() {
     if (!std::isinf(bestStepTime(model, withBuilds, 1.0, &best)))
       add(best);
   }
-  size_t k = candidates.size();
+  size_t all = candidates.size();
   // Per segment and candidate: its steps at the segment's truth.
   std::vector<std::vector<double>> run(a.segments.size(),
-                                       std::vector<double>(k));
+                                       std::vector<double>(all));
   for (size_t s = 0; s < a.segments.size(); ++s)
-    for (size_t c = 0; c < k; ++c)
+    for (size_t c = 0; c < all; ++c)
       run[s][c] = double(a.segments[s].steps) *
                   stepTime(model, candidates[c], [&](size_t p, int b) {
                     return truthUnder(a.segments[s], p, b);
                   });
-  // Entering candidate j with `mask` used before, from candidate i.
-  auto enter = [&](size_t i, size_t j, uint32_t mask) {
-    double cost = 0;
+  // Entering candidate j from candidate i with the candidates in `mask`
+  // used before (i among them): weight moves from i, and builds of the
+  // variants no used candidate (nor the start) has. Both are independent
+  // of the segment: the moves are tabled once, the builds per mask on
+  // first use.
+  std::vector<double> moves(all * all, 0.0);
+  for (size_t i = 0; i < all; ++i)
+    for (size_t j = 0; j < all; ++j)
+      for (size_t p = 0; p < n; ++p)
+        moves[i * all + j] +=
+            model.weightMoveCost(p, candidates[i][p], candidates[j][p]);
+
+  // Every candidate, a build paid on each entry into a new variant.
+  std::vector<double> entry(all, 0.0);
+  for (size_t j = 0; j < all; ++j)
+    for (size_t p = 0; p < n; ++p)
+      if (!initiallyBuilt[p * kNumBackends + candidates[j][p]])
+        entry[j] += model.buildCost(p, candidates[j][p]);
+  std::vector<double> plain(all, hwcore::kIllegal), plainNext(all);
+  plain[0] = 0;
+  for (size_t s = 0; s < a.segments.size(); ++s) {
+    for (size_t j = 0; j < all; ++j) {
+      double from = plain[j];
+      for (size_t i = 0; i < all; ++i)
+        if (i != j)
+          from = std::min(from, plain[i] + moves[i * all + j] + entry[j]);
+      plainNext[j] = from + run[s][j];
+    }
+    plain.swap(plainNext);
+  }
+  double charged = *std::min_element(plain.begin(), plain.end());
+
+  // The first k candidates, builds paid once.
+  size_t k = std::min<size_t>(all, n > 64 ? 4 : 10);
+  std::vector<double> builds(k << k, -1.0);
+  auto buildsFor = [&](size_t j, uint32_t mask) {
+    double &cost = builds[(size_t(mask) * k) + j];
+    if (cost >= 0)
+      return cost;
+    cost = 0;
     for (size_t p = 0; p < n; ++p) {
-      int from = candidates[i][p], to = candidates[j][p];
-      if (from == to)
-        continue;
-      cost += model.weightMoveCost(p, from, to);
+      int to = candidates[j][p];
       bool built = initiallyBuilt[p * kNumBackends + to];
       for (size_t c = 0; c < k && !built; ++c)
         built = ((mask >> c) & 1u) && candidates[c][p] == to;
@@ -122,6 +159,9 @@ double Session::oracleSeconds() {
         cost += model.buildCost(p, to);
     }
     return cost;
+  };
+  auto enter = [&](size_t i, size_t j, uint32_t mask) {
+    return moves[i * all + j] + buildsFor(j, mask);
   };
   size_t states = k << k;
   std::vector<double> best(states, hwcore::kIllegal), next(states);
@@ -143,7 +183,7 @@ double Session::oracleSeconds() {
       }
     best.swap(next);
   }
-  return *std::min_element(best.begin(), best.end());
+  return std::min(charged, *std::min_element(best.begin(), best.end()));
 }
 
 hwagent_regret_t Session::regret() {

@@ -287,42 +287,63 @@ TEST(Adaptive, VetoedRepartitionIsNotApplied) {
   hwagent_session_destroy(s);
 }
 
-/// Runs `steps` steps of `table` under `scenario`, adaptive with every
-/// time simulated; by default the model learns from measurements only.
-hwagent_regret_t runAdaptive(const ModelBuilder &table, const char *scenario,
-                             int steps, double budget, int32_t *finalBackend,
-                             std::vector<int64_t> *switchSteps = nullptr,
-                             bool telemetry = false, int exploreEvery = 5) {
+/// What a simulated run of a session leaves: regret, switch steps, the
+/// per-change outcomes and the backend program 0 ends on.
+struct Outcome {
+  hwagent_regret_t regret = {};
+  std::vector<int64_t> switchSteps;
+  std::vector<hwagent_event_outcome_t> changes;
+  int32_t finalBackend = -1;
+};
+
+/// Runs `steps` steps of `table` under `scenario` with `options` (adaptive,
+/// every time simulated).
+Outcome runSession(const ModelBuilder &table, const char *scenario, int steps,
+                   hwagent_options_t options) {
   std::string path = writeScenario(scenario);
-  hwagent_options_t options;
-  hwagent_options_init(&options);
   options.adaptive = 1;
   options.simulate_cpu = 1;
-  options.explore_every = exploreEvery;
-  options.explore_budget = budget;
-  options.use_telemetry = telemetry;
   options.scenario_path = path.c_str();
-  hwagent_session_t *s = nullptr;
-  hwagent_regret_t regret = {};
   hwagent_model_info_t info = table.info();
+  hwagent_session_t *s = nullptr;
+  Outcome outcome;
   EXPECT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
   if (!s)
-    return regret;
+    return outcome;
   hwagent_session_make_current(s);
   for (int step = 0; step < steps; ++step) {
     runSteps(1);
     hwagent_session_end_step(s, 0);
   }
-  hwagent_session_regret(s, &regret);
-  if (finalBackend)
-    *finalBackend = hwagent_rt_select(0);
-  if (switchSteps) {
-    switchSteps->resize(16);
-    switchSteps->resize(
-        hwagent_session_switch_steps(s, switchSteps->data(), 16));
-  }
+  hwagent_session_regret(s, &outcome.regret);
+  outcome.finalBackend = hwagent_rt_select(0);
+  outcome.switchSteps.resize(hwagent_session_switch_steps(s, nullptr, 0));
+  hwagent_session_switch_steps(s, outcome.switchSteps.data(),
+                               outcome.switchSteps.size());
+  outcome.changes.resize(hwagent_session_event_outcomes(s, nullptr, 0));
+  hwagent_session_event_outcomes(s, outcome.changes.data(),
+                                 outcome.changes.size());
   hwagent_session_destroy(s);
-  return regret;
+  return outcome;
+}
+
+/// A run with probing every `exploreEvery` steps within `budget`; by
+/// default the model learns from measurements only.
+hwagent_regret_t runAdaptive(const ModelBuilder &table, const char *scenario,
+                             int steps, double budget, int32_t *finalBackend,
+                             std::vector<int64_t> *switchSteps = nullptr,
+                             bool telemetry = false, int exploreEvery = 5) {
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.explore_every = exploreEvery;
+  options.explore_budget = budget;
+  options.use_telemetry = telemetry;
+  Outcome outcome = runSession(table, scenario, steps, options);
+  if (finalBackend)
+    *finalBackend = outcome.finalBackend;
+  if (switchSteps)
+    *switchSteps = outcome.switchSteps;
+  return outcome.regret;
 }
 
 TEST(Adaptive, ExplorationStaysWithinItsBudget) {
@@ -459,39 +480,15 @@ ModelBuilder aneOrGpu() {
 }
 
 /// Runs `steps` steps learning from measurements only (3 % noise, probing
-/// every 10 steps at most) and returns the session's outcomes per change.
-struct Outcome {
-  hwagent_regret_t regret = {};
-  std::vector<hwagent_event_outcome_t> changes;
-};
+/// every 10 steps at most).
 Outcome runMeasured(const ModelBuilder &table, const char *scenario,
                     int steps) {
-  std::string path = writeScenario(scenario);
   hwagent_options_t options;
   hwagent_options_init(&options);
-  options.adaptive = 1;
-  options.simulate_cpu = 1;
   options.use_telemetry = 0;
   options.explore_every = 10;
   options.sim_noise = 0.03;
-  options.scenario_path = path.c_str();
-  hwagent_model_info_t info = table.info();
-  hwagent_session_t *s = nullptr;
-  Outcome outcome;
-  EXPECT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
-  if (!s)
-    return outcome;
-  hwagent_session_make_current(s);
-  for (int step = 0; step < steps; ++step) {
-    runSteps(1);
-    hwagent_session_end_step(s, 0);
-  }
-  hwagent_session_regret(s, &outcome.regret);
-  outcome.changes.resize(hwagent_session_event_outcomes(s, nullptr, 0));
-  hwagent_session_event_outcomes(s, outcome.changes.data(),
-                                 outcome.changes.size());
-  hwagent_session_destroy(s);
-  return outcome;
+  return runSession(table, scenario, steps, options);
 }
 
 TEST(Adaptive, ModerateSlowdownIsFollowedFromMeasurementsAlone) {

@@ -112,6 +112,23 @@ TEST(Runtime, VersionAndModelErrors) {
   bad.link(0, 1, 0, 0, 0);
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
 
+  // Switching prices (model info v3): finite, non-negative, named.
+  bad = twoPrograms();
+  bad.compile(HWAGENT_BACKEND_ANE, 0.011, std::nan(""));
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "compile time of backend ane must be finite and >= 0");
+  bad = twoPrograms();
+  bad.compile(HWAGENT_BACKEND_ANE, 0.011, 1e-8, -1);
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "compile limit of backend ane must be >= 0 (0: none), got -1");
+  bad = twoPrograms();
+  bad.weights(-4);
+  EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(hwagent_error_message()),
+            "program 1: weight bytes must be >= 0");
+
   // Numeric options out of range are refused, with the option named.
   info = model.info();
   for (int field = 0; field < 5; ++field) {
