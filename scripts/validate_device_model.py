@@ -12,7 +12,7 @@ Run on demand, not a test:
 
     scripts/validate_device_model.py [--build build] [--markdown]
 
-Goal (issue 11): every ratio within 0.7-1.4x and every comparison the same
+Goal (issues 11, 23): every ratio within 0.7-1.4x and every comparison the same
 way round. The table in docs/validation.md is this script's --markdown output.
 """
 import argparse
@@ -107,6 +107,39 @@ class Builder:
                   f"  }} -> {t}")
         return r
 
+    def add(self, x, y, shape):
+        t = tensor(shape)
+        e, r = self.fresh("e"), self.fresh("add")
+        self.emit(f"{e} = tensor.empty() : {t}")
+        self.emit(f"{r} = linalg.add ins({x}, {y} : {t}, {t}) outs({e} : {t}) -> {t}")
+        return r
+
+    def max_pool(self, x, shape):
+        """3x3 max pooling, stride 2, padding 1."""
+        x, padded = self.pad(x, shape, 1)
+        n, c, h, w = padded
+        out = [n, c, (h - 3) // 2 + 1, (w - 3) // 2 + 1]
+        e, f, win, r = self.fresh("e"), self.fresh("f"), self.fresh("win"), self.fresh("mp")
+        t = tensor(out)
+        self.emit(f"{e} = tensor.empty() : {t}")
+        self.emit(f"{f} = linalg.fill ins(%zero : f32) outs({e} : {t}) -> {t}")
+        self.emit(f"{win} = tensor.empty() : tensor<3x3xf32>")
+        self.emit(f"{r} = linalg.pooling_nchw_max {{dilations = dense<1> : tensor<2xi64>, "
+                  f"strides = dense<2> : tensor<2xi64>}} ins({x}, {win} : {tensor(padded)}, "
+                  f"tensor<3x3xf32>) outs({f} : {t}) -> {t}")
+        return r, out
+
+    def global_pool(self, x, shape):
+        """Global average pooling as a reduction over H and W."""
+        e = self.zeros(shape[:2])
+        r = self.fresh("pool")
+        self.emit(f"{r} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, "
+                  f"affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\", "
+                  f"\"reduction\", \"reduction\"]}} ins({x} : {tensor(shape)}) outs({e} : {tensor(shape[:2])}) {{\n"
+                  f"  ^bb0(%in: f32, %out: f32):\n    %a = arith.addf %in, %out : f32\n    linalg.yield %a : f32\n"
+                  f"  }} -> {tensor(shape[:2])}")
+        return r
+
     def matmul(self, a, m, k, n, b=None):
         b = b or self.arg(tensor([k, n]))
         z = self.zeros([m, n])
@@ -154,15 +187,58 @@ def mobilenet_v1():
         x = b.relu(x, s)
         x, s = b.conv(x, s, cout, 1, 1)
         x = b.relu(x, s)
-    # Global average pool as a reduction, then the classifier.
-    e = b.zeros([1, 1024])
-    r = b.fresh("pool")
-    b.emit(f"{r} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, "
-           f"affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\", "
-           f"\"reduction\", \"reduction\"]}} ins({x} : {tensor(s)}) outs({e} : {tensor([1, 1024])}) {{\n"
-           f"  ^bb0(%in: f32, %out: f32):\n    %a = arith.addf %in, %out : f32\n    linalg.yield %a : f32\n"
-           f"  }} -> {tensor([1, 1024])}")
+    r = b.global_pool(x, s)
     y = b.matmul(r, 1, 1024, 1000)
+    return b.module(y, tensor([1, 1000]))
+
+
+def mobilenet_v2():
+    """MobileNetV2-224 (width 1.0), batch 1: 300 M multiply-adds; inverted
+    residual blocks (1x1 expansion x6, 3x3 depthwise, 1x1 projection, a
+    residual add where shapes match). ReLU stands in for ReLU6 (same cost
+    class)."""
+    b = Builder()
+    x = b.arg(tensor([1, 3, 224, 224]))
+    x, s = b.conv(x, [1, 3, 224, 224], 32, 3, 2)
+    x = b.relu(x, s)
+    for t, c, n, stride in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                            (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for i in range(n):
+            inp, ins = x, s
+            if t != 1:
+                x, s = b.conv(x, s, s[1] * t, 1, 1)
+                x = b.relu(x, s)
+            x, s = b.depthwise(x, s, stride if i == 0 else 1)
+            x = b.relu(x, s)
+            x, s = b.conv(x, s, c, 1, 1)
+            if s == ins:
+                x = b.add(x, inp, s)
+    x, s = b.conv(x, s, 1280, 1, 1)
+    x = b.relu(x, s)
+    r = b.global_pool(x, s)
+    y = b.matmul(r, 1, s[1], 1000)
+    return b.module(y, tensor([1, 1000]))
+
+
+def resnet18():
+    """ResNet-18-224, batch 1: 1.8 G multiply-adds; 7x7 stem, 3x3 max pool,
+    eight basic blocks (1x1 projection shortcuts where the shape changes)."""
+    b = Builder()
+    x = b.arg(tensor([1, 3, 224, 224]))
+    x, s = b.conv(x, [1, 3, 224, 224], 64, 7, 2)
+    x = b.relu(x, s)
+    x, s = b.max_pool(x, s)
+    for cout, stride in [(64, 1), (64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1)]:
+        inp, ins = x, s
+        y, ys = b.conv(x, s, cout, 3, stride)
+        y = b.relu(y, ys)
+        y, ys = b.conv(y, ys, cout, 3, 1)
+        if ys != ins:
+            inp, _ = b.conv(inp, ins, cout, 1, stride)
+        x, s = b.add(y, inp, ys), ys
+        x = b.relu(x, s)
+    r = b.global_pool(x, s)
+    y = b.matmul(r, 1, s[1], 1000)
     return b.module(y, tensor([1, 1000]))
 
 
@@ -235,7 +311,9 @@ ROWS = [
     ("MobileNetV1-224, ANE", "mobilenet", "apple-m1", "ane", "", 1.05 * MS, "1: TF PR #47605"),
     ("MobileNetV1-224, GPU", "mobilenet", "apple-m1", "gpu", "", 2.70 * MS, "1: TF PR #47605"),
     ("MobileNetV1-224, CPU 4 threads", "mobilenet", "apple-m1", "cpu", "", 9.09 * MS, "1: TF PR #47639"),
-    ("MobileNetV1-224, CPU 1 thread", "mobilenet", "apple-m1:threads=1", "cpu", "", 18.8 * MS, "1: TF PR #47639"),
+    ("MobileNetV1-224, CPU 1 thread", "mobilenet", "apple-m1:cpu.threads=1", "cpu", "", 18.8 * MS, "1: TF PR #47639"),
+    ("MobileNetV2-224, ANE (A14: M1's ANE, half its memory bus)", "mobilenetv2",
+     "apple-m1:ane.bandwidth=3.05e10", "ane", "", 1.73 * MS, "5: EfficientFormer #9"),
     ("1x1 conv chain x32, ANE", "chain32", "apple-m4-max", "ane", "", 0.408 * MS, "1: maderix BENCHMARK_RESULTS"),
     ("1x1 conv chain x64, ANE", "chain64", "apple-m4-max", "ane", "", 0.244 * MS, "1: maderix BENCHMARK_RESULTS"),
     ("1x1 conv chain x128, ANE", "chain128", "apple-m4-max", "ane", "", 0.385 * MS, "1: maderix BENCHMARK_RESULTS"),
@@ -257,6 +335,9 @@ ROWS += [
 # Published orderings: (faster row label, slower row label)
 COMPARISONS = [
     ("MobileNetV1-224, ANE", "MobileNetV1-224, GPU"),
+    # Published on two devices of one ANE generation (M1 and A14): half the
+    # FLOPs, yet slower.
+    ("MobileNetV1-224, ANE", "MobileNetV2-224, ANE (A14: M1's ANE, half its memory bus)"),
     ("MobileNetV1-224, GPU", "MobileNetV1-224, CPU 4 threads"),
     ("MobileNetV1-224, CPU 4 threads", "MobileNetV1-224, CPU 1 thread"),
 ] + [(f"GEMM {n}, ANE", f"GEMM {n}, GPU") for n in (512, 1024, 2048, 4096)] \
@@ -266,6 +347,8 @@ COMPARISONS = [
 
 WORKLOADS = {
     "mobilenet": mobilenet_v1,
+    "mobilenetv2": mobilenet_v2,
+    "resnet18": resnet18,
     "chain32": lambda: conv_chain(32),
     "chain64": lambda: conv_chain(64),
     "chain128": lambda: conv_chain(128),
@@ -277,21 +360,24 @@ for n in (512, 1024, 2048, 4096):
 
 
 def target_file(spec, calibrate, tmp):
-    """'name' or 'name:threads=N' (a built-in target with its CPU threads
-    changed, printed by hwagent-calibrate --print-target)."""
+    """'name' or 'name:backend.key=value,...' (a built-in target, printed by
+    hwagent-calibrate --print-target, with backend values changed: e.g.
+    'apple-m1:cpu.threads=1')."""
     if ":" not in spec:
         return spec
-    name, override = spec.split(":", 1)
-    key, value = override.split("=")
-    path = os.path.join(tmp, f"{name}-{key}{value}.json")
+    name, overrides = spec.split(":", 1)
+    path = os.path.join(tmp, name + "-" + overrides.replace("=", "").replace(",", "-") + ".json")
     if not os.path.exists(path):
         text = subprocess.run([calibrate, "--print-target", name], check=True,
                               capture_output=True, text=True).stdout
         target = json.loads(text)
-        target["name"] = f"{name}-{key}{value}"
-        for b in target["backends"]:
-            if b["backend"] == "cpu":
-                b[key] = int(value)
+        target["name"] = os.path.basename(path)[:-5]
+        for override in overrides.split(","):
+            key, value = override.split("=")
+            backend, field = key.split(".")
+            for b in target["backends"]:
+                if b["backend"] == backend:
+                    b[field] = json.loads(value)
         with open(path, "w") as f:
             json.dump(target, f)
     return path
@@ -316,13 +402,54 @@ def predict(opt, calibrate, tmp, workload, target, strategy, extra):
     return fn["step_time"][strategy]
 
 
+ROUTING_WORKLOADS = [("MobileNetV1-224", "mobilenet"), ("MobileNetV2-224", "mobilenetv2"),
+                     ("ResNet-18-224", "resnet18")]
+ROUTING_TARGETS = ["apple-m1", "apple-m2-pro", "apple-m4", "apple-m4-max"]
+
+
+def routing(opt, calibrate, tmp):
+    """Where the optimal placement puts each whole CNN (inference, batch 1)
+    on every built-in Apple target, and the step time per strategy."""
+    rows = []
+    for label, workload in ROUTING_WORKLOADS:
+        for target in ROUTING_TARGETS:
+            src = os.path.join(tmp, workload + ".mlir")
+            if not os.path.exists(src):
+                with open(src, "w") as f:
+                    f.write(WORKLOADS[workload]())
+            report = os.path.join(tmp, "routing.json")
+            subprocess.run([opt, src, f"--partition-backends=target={target} report={report}",
+                            "-o", os.devnull], check=True, capture_output=True, text=True)
+            with open(report) as f:
+                fn = json.load(f)["functions"][0]
+            counts = {}
+            for region in fn["regions"]:
+                counts[region["backend"]] = counts.get(region["backend"], 0) + 1
+            placement = ", ".join(f"{n} on {b}" for b, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+            times = fn["step_time"]
+            rows.append((label, target, placement, len(fn["programs"]),
+                         times["optimal"], times["cpu"], times["ane"], times["gpu"]))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--routing", action="store_true",
+                        help="print where whole CNNs go on every target instead")
     args = parser.parse_args()
     opt = os.path.join(args.build, "bin", "hwagent-opt")
     calibrate = os.path.join(args.build, "bin", "hwagent-calibrate")
+    if args.routing:
+        with tempfile.TemporaryDirectory() as tmp:
+            print("| network | target | optimal placement | programs | optimal | cpu | ane | gpu |")
+            print("|---|---|---|---|---|---|---|---|")
+            for label, target, placement, programs, *times in routing(opt, calibrate, tmp):
+                cells = " | ".join(f"{t * 1e3:.3f} ms" for t in times)
+                print(f"| {label} | {target} | {placement} | {programs} | {cells} |")
+        print("\nAll ANE and GPU times are predictions of the simulated device model.")
+        return 0
     predicted = {}
     in_band = 0
     with tempfile.TemporaryDirectory() as tmp:

@@ -49,6 +49,7 @@ cm::RegionCost hwagent::regionCost(BackendCostAttr entry,
     cost.compute = terms.getCompute().convertToDouble();
     cost.computeInputWeights = terms.getInputCompute().convertToDouble();
     cost.memory = terms.getMemory().convertToDouble();
+    cost.memoryInputWeights = terms.getInputMemory().convertToDouble();
     cost.regionLaunch = terms.getRegionLaunch().convertToDouble();
     cost.flops = terms.getFlops();
     cost.weightBytes = terms.getWeightBytes();
@@ -156,11 +157,6 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
                        [&](Operation *user) { return !isa<RegionOp>(user); }))
         addFlow(index, host, result);
   }
-  p.incidentBytes.assign(p.regions.size() + 1, 0);
-  for (const cm::StepGraph::Edge &e : graph.edges) {
-    p.incidentBytes[e.from] += e.bytes;
-    p.incidentBytes[e.to] += e.bytes;
-  }
   std::string problem = graph.validate();
   if (!problem.empty())
     return function.emitError() << "hwagent-assign-backends: " << problem;
@@ -183,7 +179,6 @@ double FunctionPartition::standaloneCost(unsigned region,
   if (!cost.legal)
     return kInf;
   cm::ProgramContext context;
-  context.boundaryBytes = incidentBytes[region];
   context.telemetryFactor = graph.telemetryFactor[label];
   const cm::RegionCost *one = &cost;
   cm::ProgramCost alone =
@@ -208,7 +203,6 @@ cm::ProgramCost FunctionPartition::programCostOn(const cm::StepPlan &plan,
     members.push_back(&graph.costs[v][label]);
   }
   cm::ProgramContext context;
-  context.boundaryBytes = p.boundaryBytes;
   context.telemetryFactor = graph.telemetryFactor[label];
   int64_t weightPrograms = 1;
   for (const cm::Program &other : plan.programs)

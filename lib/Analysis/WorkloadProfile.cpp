@@ -268,10 +268,12 @@ public:
   /// region's body argument for its operand).
   void addBoundaryInput(Value inner) {
     bytesRead = saturatingAdd(bytesRead, countBytes(inner.getType()));
+    addRows(inner);
     noteValue(inner);
   }
   void addBoundaryOutput(Value inner) {
     bytesWritten = saturatingAdd(bytesWritten, countBytes(inner.getType()));
+    addRows(inner);
     noteValue(inner);
   }
 
@@ -333,6 +335,13 @@ public:
         params = saturatingAdd(params, countElements(weight.getType()));
         paramBytes = saturatingAdd(paramBytes, countBytes(weight.getType()));
       }
+      // A weight is no activation: its rows leave the count (as the
+      // region sees it, and as the function does).
+      for (Value seen : {weight, source})
+        if (auto it = rowsOf.find(seen); seen && it != rowsOf.end()) {
+          rows -= it->second;
+          rowsOf.erase(it);
+        }
     }
 
     if (phases) {
@@ -352,10 +361,31 @@ public:
     return FeaturesAttr::get(context, flops, bytesRead, bytesWritten, params,
                              paramBytes, histogram, maxDepth,
                              elementTypes.getArrayRef(), dynamicDims, maxDim,
-                             maxRank, hasLoops, phase, weightGradient);
+                             maxRank, rows, hasLoops, phase, weightGradient);
   }
 
 private:
+  /// Rows of a static tensor crossing the boundary: its elements over its
+  /// last extent (a scalar or vector is one row). Constants are no
+  /// activations (a backend folds or packs them with the program).
+  void addRows(Value value) {
+    auto shaped = dyn_cast<ShapedType>(value.getType());
+    if (!shaped || !shaped.hasStaticShape() || rowsOf.count(value))
+      return;
+    Value outer = value;
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      if (auto region = dyn_cast<RegionOp>(arg.getOwner()->getParentOp()))
+        outer = region.getInputs()[arg.getArgNumber()];
+    if (Operation *def = outer.getDefiningOp())
+      if (def->hasTrait<OpTrait::ConstantLike>())
+        return;
+    int64_t elements = shaped.getNumElements();
+    int64_t last = shaped.getRank() > 0 ? shaped.getShape().back() : 1;
+    int64_t count = last > 0 ? elements / last : 0;
+    rowsOf[value] = count;
+    rows = saturatingAdd(rows, count);
+  }
+
   void noteValue(Value value) {
     if (!seenValues.insert(value).second)
       return;
@@ -379,7 +409,8 @@ private:
   const PhaseAnalysis *phases;
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, params = 0,
           paramBytes = 0, maxDepth = 0, dynamicDims = 0, maxDim = 0,
-          maxRank = 0;
+          maxRank = 0, rows = 0;
+  llvm::DenseMap<Value, int64_t> rowsOf;
   SmallVector<int64_t> histogram = SmallVector<int64_t>(kNumOpKinds, 0);
   bool hasLoops = false;
   llvm::SetVector<Type> elementTypes;

@@ -53,6 +53,7 @@ struct BackendMapper {
         !o.map("bandwidth", d.bandwidth) ||
         !o.mapOptional("fused_memory", d.fusedMemory) ||
         !o.mapOptional("sram_bytes", d.sramBytes) ||
+        !o.mapOptional("row_alignment", d.rowAlignment) ||
         !o.mapOptional("spill_factor", d.spillFactor) ||
         !o.mapOptional("region_launch", d.regionLaunch) ||
         !o.mapOptional("input_weight_efficiency", d.inputWeightEfficiency) ||
@@ -260,6 +261,7 @@ std::string hwconfig::printTarget(const TargetDescription &target) {
         {"bandwidth", b.bandwidth},
         {"fused_memory", b.fusedMemory},
         {"sram_bytes", b.sramBytes},
+        {"row_alignment", b.rowAlignment},
         {"spill_factor", b.spillFactor},
         {"launch", b.launch},
         {"region_launch", b.regionLaunch},

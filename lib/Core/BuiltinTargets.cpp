@@ -39,11 +39,11 @@ struct AppleChip {
 
 constexpr AppleChip kAppleChips[] = {
     {"apple-m1",
-     "Apple M1: 16-core ANE, 4 P-cores with AMX, 8-core GPU, 68 GB/s", 3.3e12,
-     1.8e10, 6.1e10, 2.1e-4, 2.4e-8, 1.02e11, 1.4e12, 4, 2.6e12, 6.8e10},
+     "Apple M1: 16-core ANE, 4 P-cores with AMX, 8-core GPU, 68 GB/s", 1.08e13,
+     2.0e9, 6.1e10, 2.1e-4, 2.4e-8, 1.02e11, 1.4e12, 4, 2.6e12, 6.8e10},
     {"apple-m2-pro",
      "Apple M2 Pro: 16-core ANE, 8 P-cores with AMX, 19-core GPU, 200 GB/s",
-     4.7e12, 1.8e10, 1.0e11, 2.0e-4, 2.4e-8, 1.12e11, 1.4e12, 8, 6.8e12,
+     1.55e13, 2.9e9, 6.0e10, 2.0e-4, 2.4e-8, 1.12e11, 1.4e12, 8, 6.8e12,
      2.0e11},
     {"apple-m4",
      "Apple M4: 16-core ANE, 4 P-cores with SME, 10-core GPU, 120 GB/s",
@@ -75,6 +75,7 @@ BackendDescription appleAne(const AppleChip &chip) {
   b.bandwidth = chip.aneBandwidth;
   b.fusedMemory = true;
   b.sramBytes = 32ll << 20;
+  b.rowAlignment = 64;
   b.spillFactor = 1.4;
   b.launch = chip.aneLaunch;
   b.regionLaunch = 1.0e-6;

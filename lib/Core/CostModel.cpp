@@ -49,6 +49,7 @@ void RegionCost::scale(double factor) {
   compute *= factor;
   computeInputWeights *= factor;
   memory *= factor;
+  memoryInputWeights *= factor;
 }
 
 namespace {
@@ -185,8 +186,23 @@ RegionCost hwcore::predictRegion(const RegionProfile &region,
   cost.computeInputWeights = cost.compute;
   if (region.paramBytes > 0 && isContraction(kind))
     cost.computeInputWeights = cost.compute / backend.inputWeightEfficiency;
-  cost.memory =
-      static_cast<double>(region.bytes()) * narrowing / backend.bandwidth;
+  // Every region reads its operands and writes its results through the
+  // backend's memory, one region after another. Weights are part of that
+  // traffic unless the backend holds them on chip (a fused-memory backend
+  // with the weights compiled into its program); passed as inputs they
+  // stream in with the activations.
+  // A backend that aligns rows holds each innermost row of an activation
+  // in at least one aligned line (exact when a row fits in one).
+  double activationBytes = static_cast<double>(std::max<int64_t>(
+                               region.bytes() - region.paramBytes, 0)) *
+                           narrowing;
+  activationBytes =
+      std::max(activationBytes, static_cast<double>(region.rows) *
+                                    static_cast<double>(backend.rowAlignment));
+  double activations = activationBytes / backend.bandwidth;
+  double weights = static_cast<double>(cost.weightBytes) / backend.bandwidth;
+  cost.memory = backend.fusedMemory ? activations : activations + weights;
+  cost.memoryInputWeights = activations + weights;
   if (backend.sramBytes > 0 && region.bytes() * narrowing + cost.weightBytes >
                                    static_cast<double>(backend.sramBytes)) {
     cost.spilled = true;
@@ -219,15 +235,13 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
   ProgramCost best;
   best.legal = false;
   best.telemetryFactor = context.telemetryFactor;
-  double regionLaunches = 0, fixedMemory = 0;
+  double regionLaunches = 0;
   int64_t flops = 0, weightBytes = 0;
   for (const RegionCost *const *it = regions; it != end; ++it) {
     const RegionCost *r = *it;
     flops += r->flops;
     weightBytes += r->weightBytes;
     regionLaunches += r->regionLaunch;
-    if (r->spilled)
-      fixedMemory += r->memory;
   }
   double rampFlops = context.utilizationFlops > 0 ? context.utilizationFlops
                                                   : static_cast<double>(flops);
@@ -256,30 +270,22 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     c.utilization = util;
     c.telemetryFactor = context.telemetryFactor;
     c.launch = backend.launch + regionLaunches;
-    // A fused-memory backend streams the program: its compute overlaps the
-    // traffic across the program's boundary. Otherwise each region is
-    // bound by its own compute or memory.
+    // Each region is bound by its own compute or its own traffic: the
+    // backend runs the program's regions one after another.
+    bool inputs = mode == WeightUpdate::input;
     double compute = 0, memory = 0, work = 0;
     for (const RegionCost *const *it = regions; it != end; ++it) {
       const RegionCost *r = *it;
-      double rc =
-          (mode == WeightUpdate::input ? r->computeInputWeights : r->compute) /
-          util;
+      double rc = (inputs ? r->computeInputWeights : r->compute) / util;
+      // Passing the weights as inputs never moves fewer bytes.
+      double rm =
+          inputs ? std::max(r->memoryInputWeights, r->memory) : r->memory;
       compute += rc;
-      memory += r->memory;
-      work += std::max(rc, r->memory);
+      memory += rm;
+      work += std::max(rc, rm);
     }
     c.compute = compute;
     c.memory = memory;
-    if (backend.fusedMemory) {
-      double streamed =
-          mode == WeightUpdate::input ? static_cast<double>(weightBytes) : 0;
-      // Data crossing into an fp16 backend arrives converted to f16.
-      double boundary = static_cast<double>(context.boundaryBytes) *
-                        (backend.computeType == "f16" ? 0.5 : 1.0);
-      c.memory = (boundary + streamed) / backend.bandwidth + fixedMemory;
-      work = std::max(c.compute, c.memory);
-    }
     switch (mode) {
     case WeightUpdate::recompile:
       c.weights = backend.compile +
@@ -313,8 +319,7 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
 ProgramCost hwcore::standaloneCost(const RegionCost &cost,
                                    const BackendDescription &backend,
                                    const Telemetry &telemetry,
-                                   const CostOptions &options,
-                                   int64_t ioBytes) {
+                                   const CostOptions &options) {
   if (!cost.legal) {
     ProgramCost illegal;
     illegal.legal = false;
@@ -322,7 +327,6 @@ ProgramCost hwcore::standaloneCost(const RegionCost &cost,
     return illegal;
   }
   ProgramContext context;
-  context.boundaryBytes = ioBytes;
   context.telemetryFactor = telemetry.factor(backend.kind);
   const RegionCost *one = &cost;
   return programCost(backend, &one, 1, context, options);

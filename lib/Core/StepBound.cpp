@@ -5,25 +5,13 @@
 
 namespace hwcore::detail {
 
-/// Bytes of every edge touching each region.
-std::vector<int64_t> incidentBytes(const StepGraph &graph) {
-  std::vector<int64_t> bytes(graph.numRegions() + 1, 0);
-  for (const StepGraph::Edge &e : graph.edges) {
-    bytes[e.from] += e.bytes;
-    bytes[e.to] += e.bytes;
-  }
-  bytes.pop_back();
-  return bytes;
-}
-
 /// The region alone as a program on `label` (kInf when illegal).
 double standalone(const StepGraph &graph, unsigned v, unsigned label,
-                  int64_t ioBytes, double utilizationFlops) {
+                  double utilizationFlops) {
   const RegionCost &cost = graph.costs[v][label];
   if (!cost.legal)
     return kInf;
   ProgramContext context;
-  context.boundaryBytes = ioBytes;
   context.telemetryFactor = graph.telemetryFactor[label];
   context.utilizationFlops = utilizationFlops;
   ProgramCost program =
@@ -83,7 +71,6 @@ PartitionProblem surrogate(const StepGraph &graph,
                            const std::vector<PairEdge> &edges,
                            bool optimistic) {
   const unsigned n = graph.numRegions(), L = graph.numLabels();
-  std::vector<int64_t> io = incidentBytes(graph);
   std::vector<std::vector<double>> componentFlops(L);
   if (optimistic)
     for (unsigned l = 0; l < L; ++l) {
@@ -108,9 +95,8 @@ PartitionProblem surrogate(const StepGraph &graph,
   for (unsigned v = 0; v < n; ++v) {
     double *unary = problem.addNodeCosts(0.0);
     for (unsigned l = 0; l < L; ++l)
-      unary[l] =
-          standalone(graph, v, l, io[v],
-                     componentFlops[l].empty() ? 0 : componentFlops[l][v]);
+      unary[l] = standalone(
+          graph, v, l, componentFlops[l].empty() ? 0 : componentFlops[l][v]);
   }
   problem.addNodeCosts(kInf)[graph.hostLabel] = 0;
   for (const PairEdge &e : edges) {
@@ -123,10 +109,7 @@ PartitionProblem surrogate(const StepGraph &graph,
     if (e.forest)
       for (unsigned l = 0; l < L; ++l) {
         const BackendDescription &b = graph.backends[l];
-        double refund = b.launch;
-        if (b.fusedMemory)
-          refund += double(e.bytes) / b.bandwidth;
-        cost[l * L + l] -= refund * graph.telemetryFactor[l];
+        cost[l * L + l] -= b.launch * graph.telemetryFactor[l];
       }
   }
   return problem;
@@ -146,9 +129,8 @@ double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
     if (!c.legal)
       return kInf;
     const BackendDescription &b = graph.backends[l];
-    double work = std::min(c.compute, c.computeInputWeights);
-    if (!b.fusedMemory)
-      work = std::max(work, c.memory);
+    double work =
+        std::max(std::min(c.compute, c.computeInputWeights), c.memory);
     double t = work + c.regionLaunch + (launches ? b.launch : 0);
     return t * graph.telemetryFactor[l];
   };

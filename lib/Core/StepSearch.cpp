@@ -8,12 +8,11 @@ namespace hwcore::detail {
 
 /// Each region's cheapest label as a program of its own.
 std::vector<unsigned> localLabels(const StepGraph &graph) {
-  std::vector<int64_t> io = incidentBytes(graph);
   std::vector<unsigned> labels(graph.numRegions(), graph.hostLabel);
   for (unsigned v = 0; v < graph.numRegions(); ++v) {
     double best = kInf;
     for (unsigned l = 0; l < graph.numLabels(); ++l) {
-      double t = standalone(graph, v, l, io[v]);
+      double t = standalone(graph, v, l);
       if (t < best) {
         best = t;
         labels[v] = l;
@@ -162,7 +161,6 @@ void candidateMoves(const StepGraph &graph, const StepPlan &plan,
       if (!legal)
         continue;
       ProgramContext context;
-      context.boundaryBytes = program.boundaryBytes;
       context.telemetryFactor = graph.telemetryFactor[c];
       ProgramCost there =
           programCost(graph.backends[c], members, context, graph.options);

@@ -131,7 +131,6 @@ public:
       members[cursor[p]++] = &graph.costs[v][labels[v]];
       programLabel[p] = labels[v];
     }
-    boundaryBytes.assign(count, 0);
     crossFrom.clear();
     crossTo.clear();
     double boundary = 0;
@@ -140,10 +139,6 @@ public:
       int to = e.to == n ? -1 : int(programOf[e.to]);
       if (from == to)
         continue;
-      if (from >= 0)
-        boundaryBytes[from] += e.bytes;
-      if (to >= 0)
-        boundaryBytes[to] += e.bytes;
       unsigned la = from < 0 ? graph.hostLabel : programLabel[from];
       unsigned lb = to < 0 ? graph.hostLabel : programLabel[to];
       if (la == lb)
@@ -227,7 +222,6 @@ public:
     for (unsigned p = 0; p < count; ++p) {
       Program &program = plan.programs[rank[p]];
       program.label = programLabel[p];
-      program.boundaryBytes = boundaryBytes[p];
       program.cost = priced(p);
       plan.programSeconds += program.cost.seconds;
     }
@@ -265,7 +259,6 @@ private:
   /// The cost of provisional program `p` of the last `total`.
   ProgramCost priced(unsigned p) const {
     ProgramContext context;
-    context.boundaryBytes = boundaryBytes[p];
     context.telemetryFactor = graph.telemetryFactor[programLabel[p]];
     context.weightPrograms = weightPrograms[programLabel[p]];
     return programCost(graph.backends[programLabel[p]],
@@ -326,7 +319,7 @@ private:
       programLabel;
   std::vector<int> level, exits, first;
   std::vector<const RegionCost *> members;
-  std::vector<int64_t> boundaryBytes, weightPrograms;
+  std::vector<int64_t> weightPrograms;
   std::vector<unsigned> crossFrom, crossTo, pairOf, pairsPerLink;
   std::vector<bool> pairSeen;
   PairGrouper grouper;
@@ -340,11 +333,9 @@ struct PairEdge {
   bool forest = false;
 };
 
-/// Bytes of every edge touching each region.
-std::vector<int64_t> incidentBytes(const StepGraph &graph);
 /// The region alone as a program on `label` (kInf when illegal).
 double standalone(const StepGraph &graph, unsigned v, unsigned label,
-                  int64_t ioBytes, double utilizationFlops = 0);
+                  double utilizationFlops = 0);
 /// Edges merged per ordered pair of nodes, each pair's forest edge marked.
 std::vector<PairEdge> mergeEdges(const StepGraph &graph);
 /// The pairwise surrogate of the step (StepBound.cpp).

@@ -120,6 +120,8 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
     c.positive(path + ".bandwidth", b.bandwidth);
     if (b.sramBytes < 0)
       c.fail(path + ".sram_bytes", "must be non-negative");
+    if (b.rowAlignment < 0)
+      c.fail(path + ".row_alignment", "must be non-negative");
     if (!(std::isfinite(b.spillFactor) && b.spillFactor >= 1))
       c.fail(path + ".spill_factor", "must be at least 1");
     c.nonNegative(path + ".launch", b.launch);

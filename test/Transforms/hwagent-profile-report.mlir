@@ -12,7 +12,7 @@
 // CHECK:      "regions": [
 // CHECK:        "id": 0,
 // CHECK-NEXT:   "key": "{{[0-9a-f]+}}",
-// CHECK-NEXT:   "location": "{{.*}}hwagent-profile-report.mlir:[[@LINE+30]]:8",
+// CHECK-NEXT:   "location": "{{.*}}hwagent-profile-report.mlir:[[@LINE+31]]:8",
 // CHECK-NEXT:   "ops": [
 // CHECK:          "linalg.matmul",
 // CHECK:          "linalg.generic"
@@ -35,6 +35,7 @@
 // CHECK-NEXT:     "dynamic_dims": 0,
 // CHECK-NEXT:     "max_dim": 16,
 // CHECK-NEXT:     "max_rank": 2,
+// CHECK-NEXT:     "rows": 8,
 // CHECK-NEXT:     "loops": false,
 // CHECK-NEXT:     "phase": "unknown"
 #id = affine_map<(d0, d1) -> (d0, d1)>

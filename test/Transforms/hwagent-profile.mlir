@@ -7,7 +7,7 @@
 // conv: 2 * (1*4*6*6 outputs) * (3*3*3 taps) = 7776. Reads the input
 // (1*3*8*8*4 B = 768) and the filter (4*3*3*3*4 B = 432); writes 144*4 B.
 // CHECK-LABEL: func.func @conv
-// CHECK: features = #hwagent.features<flops = 7776, bytes_read = 1200, bytes_written = 576, params = 108, param_bytes = 432, ops = {conv = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 8, max_rank = 4, loops = false, phase = unknown>
+// CHECK: features = #hwagent.features<flops = 7776, bytes_read = 1200, bytes_written = 576, params = 108, param_bytes = 432, ops = {conv = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 8, max_rank = 4, rows = 48, loops = false, phase = unknown>
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
   %e = tensor.empty() : tensor<1x4x6x6xf32>
   %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
@@ -141,7 +141,7 @@ func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x16xf32>, %acc: tensor<?x16x
 
 // A loop of 8 steps around a 1x4 * 4x4 matmul: 8 * 32 = 256, loops = true.
 // CHECK-LABEL: func.func @loop
-// CHECK: features = #hwagent.features<flops = 256, {{.*}}ops = {control_flow = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 4, max_rank = 2, loops = true
+// CHECK: features = #hwagent.features<flops = 256, {{.*}}ops = {control_flow = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 4, max_rank = 2, rows = {{[0-9]+}}, loops = true
 func.func @loop(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> tensor<1x4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

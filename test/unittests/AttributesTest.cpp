@@ -46,8 +46,9 @@ protected:
     return FeaturesAttr::get(&context, flops, bytesRead, bytesWritten,
                              /*params=*/64, /*paramBytes=*/256, histogram,
                              /*depth=*/2, {b.getF32Type()}, /*dynamicDims=*/0,
-                             /*maxDim=*/16, /*maxRank=*/2, /*hasLoops=*/false,
-                             Phase::forward, /*weightGradient=*/false);
+                             /*maxDim=*/16, /*maxRank=*/2, /*rows=*/24,
+                             /*hasLoops=*/false, Phase::forward,
+                             /*weightGradient=*/false);
   }
 
   MLIRContext context;
@@ -81,7 +82,7 @@ TEST_F(AttributesTest, FeaturesVerifierRejectsBadHistogram) {
     Builder b(&context);
     FeaturesAttr attr = FeaturesAttr::getChecked(
         [&] { return emitError(UnknownLoc::get(&context)); }, &context, 1, 1, 1,
-        0, 0, shortHistogram, 1, {}, 0, 1, 1, false, Phase::unknown, false);
+        0, 0, shortHistogram, 1, {}, 0, 1, 1, 0, false, Phase::unknown, false);
     EXPECT_FALSE(attr);
   });
   EXPECT_NE(errors.find("op histogram must have"), std::string::npos) << errors;

@@ -40,8 +40,8 @@ RegionProfile matmulProfile() {
 }
 
 ProgramCost alone(const RegionCost &cost, const BackendDescription &b,
-                  int64_t io, CostOptions options = {}) {
-  return standaloneCost(cost, b, Telemetry{}, options, io);
+                  CostOptions options = {}) {
+  return standaloneCost(cost, b, Telemetry{}, options);
 }
 
 TEST(CostModel, ComputeBoundMatchesHandCount) {
@@ -54,7 +54,7 @@ TEST(CostModel, ComputeBoundMatchesHandCount) {
   EXPECT_DOUBLE_EQ(cost.computeInputWeights, 1e-3); // no penalty by default
   EXPECT_DOUBLE_EQ(cost.memory, 3e-4);
   EXPECT_EQ(cost.weightBytes, 4000000);
-  ProgramCost program = alone(cost, cpu, 3e7);
+  ProgramCost program = alone(cost, cpu);
   EXPECT_DOUBLE_EQ(program.seconds, 1.1e-3);
   EXPECT_EQ(program.mode, WeightUpdate::none); // the CPU reads weights in place
   EXPECT_STREQ(program.bindingTerm(), "compute");
@@ -79,7 +79,7 @@ TEST(CostModel, UtilizationRampAndComputeType) {
   r.elementTypes = {"f16"};
   BackendDescription cpu = simpleBackend(BackendKind::cpu);
   EXPECT_NEAR(predictRegion(r, cpu, Telemetry{}).compute, 5e-6, 1e-18);
-  EXPECT_STREQ(alone(predictRegion(r, cpu, Telemetry{}), cpu, 0).bindingTerm(),
+  EXPECT_STREQ(alone(predictRegion(r, cpu, Telemetry{}), cpu).bindingTerm(),
                "launch");
   // A region mixing f16 and f32 computes at the f32 peak.
   r.elementTypes = {"f16", "f32"};
@@ -90,7 +90,7 @@ TEST(CostModel, UtilizationRampAndComputeType) {
   ane.programRamp = true;
   RegionCost onAne = predictRegion(r, ane, Telemetry{});
   EXPECT_NEAR(onAne.compute, 1e6 / 2e12, 1e-18); // the ramp is the program's
-  ProgramCost program = alone(onAne, ane, 0);
+  ProgramCost program = alone(onAne, ane);
   EXPECT_NEAR(program.utilization, 0.1, 1e-12);
   EXPECT_NEAR(program.compute, 5e-6, 1e-18);
 }
@@ -105,17 +105,66 @@ TEST(CostModel, ProgramsShareTheirLaunchAndRamp) {
   r.flops = 1e6;
   r.params = r.paramBytes = 0;
   RegionCost cost = predictRegion(r, ane, Telemetry{});
-  ProgramContext context;
-  context.boundaryBytes = 1e7; // only the program's boundary moves
-  ProgramCost two = programCost(ane, {&cost, &cost}, context, CostOptions{});
+  ProgramCost two = programCost(ane, {&cost, &cost}, {}, CostOptions{});
   double util = std::sqrt(2e6 / 1e8);
   EXPECT_NEAR(two.utilization, util, 1e-12);
   EXPECT_NEAR(two.compute, 2e6 / 1e12 / util, 1e-15);
-  EXPECT_NEAR(two.memory, 1e7 / 1e11, 1e-15);
+  // Each region reads and writes its 3e7 bytes.
+  EXPECT_NEAR(two.memory, 2 * 3e7 / 1e11, 1e-15);
   EXPECT_NEAR(two.seconds, 1e-4 + std::max(two.compute, two.memory), 1e-15);
   // Cheaper than two programs of one region each.
-  ProgramCost one = alone(cost, ane, 5e6);
+  ProgramCost one = alone(cost, ane);
   EXPECT_LT(two.seconds, 2 * one.seconds);
+}
+
+TEST(CostModel, RegionsAreBoundByTheirOwnComputeOrTraffic) {
+  // One compute-bound and one memory-bound region in a program: the step
+  // is the sum of each one's binding term, not the max of the sums.
+  BackendDescription ane = simpleBackend(BackendKind::ane);
+  ane.fusedMemory = true;
+  ane.weightUpdates = {WeightUpdate::input};
+  RegionProfile dense = matmulProfile(); // 1e9 FLOPs, 3e7 B with 4e6 weights
+  RegionProfile wide = matmulProfile();
+  wide.flops = 1e6;
+  wide.bytesRead = 2e8;
+  wide.params = wide.paramBytes = 0;
+  RegionCost a = predictRegion(dense, ane, Telemetry{});
+  RegionCost b = predictRegion(wide, ane, Telemetry{});
+  // Resident weights are no traffic on a fused-memory backend: 3e7 - 4e6
+  // B; passed as inputs they stream (4e6 B more).
+  EXPECT_DOUBLE_EQ(a.memory, 2.6e7 / 1e11);
+  EXPECT_DOUBLE_EQ(a.memoryInputWeights, 3e7 / 1e11);
+  EXPECT_DOUBLE_EQ(b.memory, 2.1e8 / 1e11);
+  CostOptions inference;
+  inference.training = false;
+  ProgramCost program = programCost(ane, {&a, &b}, {}, inference);
+  double util = std::min(1.0, std::sqrt((1e9 + 1e6) / 1e8));
+  EXPECT_DOUBLE_EQ(util, 1.0);
+  EXPECT_NEAR(program.seconds, 1e-4 + a.compute + b.memory, 1e-15);
+  EXPECT_GT(program.seconds,
+            1e-4 + std::max(program.compute, program.memory) + 1e-4);
+  // On a backend that reads its weights from memory they are traffic.
+  BackendDescription cpu = simpleBackend(BackendKind::cpu);
+  EXPECT_DOUBLE_EQ(predictRegion(dense, cpu, Telemetry{}).memory, 3e-4);
+}
+
+TEST(CostModel, AlignedRowsAreTraffic) {
+  // 1e4 rows of 16-byte activations on a backend that aligns rows to 64 B:
+  // 6.4e5 B move, not 1.6e5 (a row that fits one line takes all of it).
+  BackendDescription ane = simpleBackend(BackendKind::ane);
+  ane.fusedMemory = true;
+  RegionProfile r;
+  r.flops = 1e3;
+  r.bytesRead = r.bytesWritten = 8e4;
+  r.rows = 1e4;
+  r.opHistogram[index(WorkKind::elementwise)] = 1;
+  r.elementTypes = {"f16"};
+  EXPECT_DOUBLE_EQ(predictRegion(r, ane, Telemetry{}).memory, 1.6e5 / 1e11);
+  ane.rowAlignment = 64;
+  EXPECT_DOUBLE_EQ(predictRegion(r, ane, Telemetry{}).memory, 6.4e5 / 1e11);
+  // Rows longer than a line cost their bytes.
+  r.rows = 1e3;
+  EXPECT_DOUBLE_EQ(predictRegion(r, ane, Telemetry{}).memory, 1.6e5 / 1e11);
 }
 
 TEST(CostModel, SpillAndWeightHandling) {
@@ -140,12 +189,12 @@ TEST(CostModel, SpillAndWeightHandling) {
   // Training: weights as inputs cost 1.8e-2 more compute (and 4e6 B
   // streamed); recompiling costs 0.01 + 4e6 * 1e-8 + 1 / 100 = 0.06;
   // reloading 0.008. Reload wins.
-  ProgramCost trained = alone(cost, ane, 0);
+  ProgramCost trained = alone(cost, ane);
   EXPECT_EQ(trained.mode, WeightUpdate::reload);
   EXPECT_NEAR(trained.weights, 0.008, 1e-15);
   // Without reload, inputs (2e-2 compute) beat a 0.06 s recompile.
   ane.weightUpdates = {WeightUpdate::input, WeightUpdate::recompile};
-  trained = alone(cost, ane, 0);
+  trained = alone(cost, ane);
   EXPECT_EQ(trained.mode, WeightUpdate::input);
   EXPECT_NEAR(trained.compute, 2e-2, 1e-15);
   // With weights that must recompile only, the compile limit binds: more
@@ -160,8 +209,8 @@ TEST(CostModel, SpillAndWeightHandling) {
   // Inference: weights are constant, no handling at all.
   CostOptions inference;
   inference.training = false;
-  EXPECT_EQ(alone(cost, ane, 0, inference).mode, WeightUpdate::none);
-  EXPECT_DOUBLE_EQ(alone(cost, ane, 0, inference).weights, 0);
+  EXPECT_EQ(alone(cost, ane, inference).mode, WeightUpdate::none);
+  EXPECT_DOUBLE_EQ(alone(cost, ane, inference).weights, 0);
 }
 
 TEST(CostModel, TelemetryScalesTime) {
@@ -172,7 +221,7 @@ TEST(CostModel, TelemetryScalesTime) {
   EXPECT_DOUBLE_EQ(busy.factor(BackendKind::cpu), 3.0);
   BackendDescription cpu = simpleBackend(BackendKind::cpu);
   RegionCost cost = predictRegion(matmulProfile(), cpu, busy);
-  EXPECT_NEAR(standaloneCost(cost, cpu, busy, {}, 3e7).seconds, 3.3e-3, 1e-15);
+  EXPECT_NEAR(standaloneCost(cost, cpu, busy, {}).seconds, 3.3e-3, 1e-15);
   // A saturated backend is capped at 20x (times the thermal factor).
   busy.utilization[index(BackendKind::cpu)] = 1.0;
   busy.thermal = ThermalState::nominal;

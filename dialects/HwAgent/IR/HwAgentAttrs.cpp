@@ -55,8 +55,8 @@ LogicalResult FeaturesAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t flops,
     int64_t bytesRead, int64_t bytesWritten, int64_t params, int64_t paramBytes,
     ArrayRef<int64_t> opHistogram, int64_t depth, ArrayRef<Type> elementTypes,
-    int64_t dynamicDims, int64_t maxDim, int64_t maxRank, bool hasLoops,
-    Phase phase, bool weightGradient) {
+    int64_t dynamicDims, int64_t maxDim, int64_t maxRank, int64_t rows,
+    bool hasLoops, Phase phase, bool weightGradient) {
   std::pair<StringRef, int64_t> counts[] = {{"flops", flops},
                                             {"bytes_read", bytesRead},
                                             {"bytes_written", bytesWritten},
@@ -65,7 +65,8 @@ LogicalResult FeaturesAttr::verify(
                                             {"depth", depth},
                                             {"dynamic_dims", dynamicDims},
                                             {"max_dim", maxDim},
-                                            {"max_rank", maxRank}};
+                                            {"max_rank", maxRank},
+                                            {"rows", rows}};
   for (auto [name, value] : counts)
     if (value < 0)
       return emitError() << "features field '" << name
@@ -86,7 +87,8 @@ LogicalResult FeaturesAttr::verify(
 
 Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, params = 0,
-          paramBytes = 0, depth = 0, dynamicDims = 0, maxDim = 0, maxRank = 0;
+          paramBytes = 0, depth = 0, dynamicDims = 0, maxDim = 0, maxRank = 0,
+          rows = 0;
   SmallVector<int64_t> histogram(kNumOpKinds, 0);
   SmallVector<Type> types;
   bool hasLoops = false, weightGradient = false;
@@ -99,7 +101,8 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
                                           {"depth", &depth},
                                           {"dynamic_dims", &dynamicDims},
                                           {"max_dim", &maxDim},
-                                          {"max_rank", &maxRank}};
+                                          {"max_rank", &maxRank},
+                                          {"rows", &rows}};
   llvm::SmallSet<std::string, 16> seen;
 
   auto parseField = [&]() -> ParseResult {
@@ -175,7 +178,7 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), flops, bytesRead, bytesWritten, params,
                     paramBytes, histogram, depth, types, dynamicDims, maxDim,
-                    maxRank, hasLoops, phase, weightGradient);
+                    maxRank, rows, hasLoops, phase, weightGradient);
 }
 
 void FeaturesAttr::print(AsmPrinter &printer) const {
@@ -196,6 +199,7 @@ void FeaturesAttr::print(AsmPrinter &printer) const {
   llvm::interleaveComma(getElementTypes(), printer);
   printer << "], dynamic_dims = " << getDynamicDims()
           << ", max_dim = " << getMaxDim() << ", max_rank = " << getMaxRank()
+          << ", rows = " << getRows()
           << ", loops = " << (getHasLoops() ? "true" : "false")
           << ", phase = " << stringifyPhase(getPhase());
   if (getWeightGradient())
@@ -221,9 +225,9 @@ BackendCostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "illegal backend '" << stringifyBackend(backend)
                        << "' needs a reason";
   if (terms) {
-    for (APFloat value :
-         {terms.getCompute(), terms.getInputCompute(), terms.getMemory(),
-          terms.getRegionLaunch(), terms.getTelemetry()}) {
+    for (APFloat value : {terms.getCompute(), terms.getInputCompute(),
+                          terms.getMemory(), terms.getInputMemory(),
+                          terms.getRegionLaunch(), terms.getTelemetry()}) {
       double v = value.convertToDouble();
       if (!std::isfinite(v) || v < 0)
         return emitError() << "cost terms of backend '"
@@ -480,6 +484,7 @@ DeviceAttr::toDescription(std::string &error) const {
   d.bandwidth = getBandwidth().convertToDouble();
   d.fusedMemory = flag(getFusedMemory());
   d.sramBytes = getSramBytes();
+  d.rowAlignment = getRowAlignment();
   d.spillFactor = getSpillFactor().convertToDouble();
   d.launch = getLaunch().convertToDouble();
   d.regionLaunch = getRegionLaunch().convertToDouble();
@@ -562,12 +567,13 @@ DeviceAttr DeviceAttr::get(MLIRContext *ctx,
       APFloat(d.rampExponent), flagAttr(d.programRamp),
       d.computeType.empty() ? StringAttr() : b.getStringAttr(d.computeType),
       APFloat(d.bandwidth), flagAttr(d.fusedMemory), d.sramBytes,
-      APFloat(d.spillFactor), APFloat(d.launch), APFloat(d.regionLaunch),
-      list(modes), APFloat(d.inputWeightEfficiency), APFloat(d.compile),
-      APFloat(d.compilePerByte), APFloat(d.reload), APFloat(d.reloadPerByte),
-      d.maxWeightBytes, d.maxCompiles, APFloat(d.restart), d.threads,
-      APFloat(d.parallelExponent), flagAttr(d.staticShapes), d.maxDim,
-      d.maxRank, list(kinds), list(d.elementTypes));
+      d.rowAlignment, APFloat(d.spillFactor), APFloat(d.launch),
+      APFloat(d.regionLaunch), list(modes), APFloat(d.inputWeightEfficiency),
+      APFloat(d.compile), APFloat(d.compilePerByte), APFloat(d.reload),
+      APFloat(d.reloadPerByte), d.maxWeightBytes, d.maxCompiles,
+      APFloat(d.restart), d.threads, APFloat(d.parallelExponent),
+      flagAttr(d.staticShapes), d.maxDim, d.maxRank, list(kinds),
+      list(d.elementTypes));
 }
 
 hwcore::TargetDescription TargetAttr::toDescription() const {

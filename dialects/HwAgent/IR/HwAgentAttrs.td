@@ -45,6 +45,9 @@ def HwAgent_FeaturesAttr : HwAgent_Attr<"Features", "features"> {
     - `dynamic_dims`: number of dynamic dimensions among operand/result types
       (when non-zero, counts are lower bounds that take each such dim as 1);
     - `max_dim` / `max_rank`: largest static extent and rank of any tensor;
+    - `rows`: innermost rows of the region's activations (operands and
+      results that are not weights): each static tensor's elements over its
+      last extent, summed (what a backend that aligns rows pays for);
     - `loops`: the region contains a loop or recurrence;
     - `phase`: training phase when it could be told;
     - `weight_gradient`: the region computes a gradient of the parameters
@@ -72,6 +75,7 @@ def HwAgent_FeaturesAttr : HwAgent_Attr<"Features", "features"> {
     "int64_t":$dynamicDims,
     "int64_t":$maxDim,
     "int64_t":$maxRank,
+    "int64_t":$rows,
     "bool":$hasLoops,
     "::mlir::hwagent::Phase":$phase,
     "bool":$weightGradient
@@ -127,7 +131,7 @@ def HwAgent_CostTermsAttr : HwAgent_Attr<"CostTerms", "cost_terms"> {
   let description = [{
     Seconds of compute with weights resident (`compute`) and with weights
     passed as inputs (`input_compute`), of the region's own memory traffic
-    (`memory`) and of its launch inside a program (`region_launch`); its
+    with weights resident and passed as inputs (`memory`, `input_memory`) and of its launch inside a program (`region_launch`); its
     FLOPs, the bytes of its weights as the backend holds them, whether its
     working set spills out of on-chip memory, and the multiplier telemetry
     puts on the backend's programs. Without terms an entry's seconds are
@@ -136,7 +140,8 @@ def HwAgent_CostTermsAttr : HwAgent_Attr<"CostTerms", "cost_terms"> {
     Example:
     ```mlir
     #hwagent.cost_terms<compute = 1.0e-04, input_compute = 2.0e-04,
-                        memory = 1.0e-05, region_launch = 1.0e-06,
+                        memory = 1.0e-05, input_memory = 2.0e-05,
+                        region_launch = 1.0e-06,
                         flops = 1048576, weight_bytes = 4096, spilled = false,
                         telemetry = 1.0>
     ```
@@ -145,6 +150,7 @@ def HwAgent_CostTermsAttr : HwAgent_Attr<"CostTerms", "cost_terms"> {
     APFloatParameter<"">:$compute,
     APFloatParameter<"">:$input_compute,
     APFloatParameter<"">:$memory,
+    APFloatParameter<"">:$input_memory,
     APFloatParameter<"">:$region_launch,
     "int64_t":$flops,
     "int64_t":$weight_bytes,
@@ -235,6 +241,7 @@ def HwAgent_DeviceAttr : HwAgent_Attr<"Device", "device"> {
     APFloatParameter<"">:$bandwidth,
     HwAgent_Flag:$fused_memory,
     HwAgent_Int<"0">:$sram_bytes,
+    HwAgent_Int<"0">:$row_alignment,
     HwAgent_Real<"1.0">:$spill_factor,
     HwAgent_Real<"0.0">:$launch,
     HwAgent_Real<"0.0">:$region_launch,

@@ -104,6 +104,7 @@ static cm::RegionProfile toProfile(RegionOp region, FeaturesAttr features,
   profile.dynamicDims = features.getDynamicDims();
   profile.maxDim = features.getMaxDim();
   profile.maxRank = features.getMaxRank();
+  profile.rows = features.getRows();
   profile.hasLoops = features.getHasLoops();
   profile.phase = static_cast<cm::Phase>(features.getPhase());
   profile.weightGradient = features.getWeightGradient();
@@ -304,12 +305,13 @@ struct EstimateCostsPass
             BackendCostAttr::get(ctx, b, APFloat(0.0), false, cost.reason));
         continue;
       }
-      cm::ProgramCost alone = cm::standaloneCost(
-          cost, *backend, telemetry, options, estimate.profile.bytes());
+      cm::ProgramCost alone =
+          cm::standaloneCost(cost, *backend, telemetry, options);
       auto terms = CostTermsAttr::get(
           ctx, APFloat(roundSeconds(cost.compute)),
           APFloat(roundSeconds(cost.computeInputWeights)),
           APFloat(roundSeconds(cost.memory)),
+          APFloat(roundSeconds(cost.memoryInputWeights)),
           APFloat(roundSeconds(cost.regionLaunch)), cost.flops,
           cost.weightBytes, BoolAttr::get(ctx, cost.spilled),
           APFloat(telemetry.factor(kind)));

@@ -68,6 +68,7 @@ static void writeFeatures(llvm::json::OStream &json, FeaturesAttr features) {
   json.attribute("dynamic_dims", features.getDynamicDims());
   json.attribute("max_dim", features.getMaxDim());
   json.attribute("max_rank", features.getMaxRank());
+  json.attribute("rows", features.getRows());
   json.attribute("loops", features.getHasLoops());
   json.attribute("phase", stringifyPhase(features.getPhase()));
   json.attribute("weight_gradient", features.getWeightGradient());

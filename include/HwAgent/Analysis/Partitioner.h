@@ -91,8 +91,6 @@ private:
   mutable std::vector<RegionOp> regions;
   std::vector<RegionFlow> flows;
   ::hwcore::StepGraph graph;
-  /// Bytes of the flows touching each node.
-  std::vector<int64_t> incidentBytes;
 };
 
 } // namespace mlir::hwagent

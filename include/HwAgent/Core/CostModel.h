@@ -35,6 +35,8 @@ struct RegionProfile {
   int64_t dynamicDims = 0;
   int64_t maxDim = 0;
   int64_t maxRank = 0;
+  /// Innermost rows of the activations (docs/features.md).
+  int64_t rows = 0;
   bool hasLoops = false;
   Phase phase = Phase::unknown;
   /// The region computes a gradient of the parameters (its results reach
@@ -102,8 +104,11 @@ struct RegionCost {
   double compute = 0;
   double computeInputWeights = 0;
   /// Seconds of the region's own reads and writes at the backend's
-  /// bandwidth (spill included).
+  /// bandwidth (spill included): its activations, and its weights unless
+  /// the backend holds them in the program (fused memory); and with the
+  /// weights passed as inputs (streamed in with the activations).
   double memory = 0;
+  double memoryInputWeights = 0;
   /// Seconds per region launch inside a program.
   double regionLaunch = 0;
   int64_t flops = 0;
@@ -160,9 +165,6 @@ struct ProgramCost {
 };
 
 struct ProgramContext {
-  /// Bytes crossing the program's boundary (what a fused-memory backend
-  /// moves through memory).
-  int64_t boundaryBytes = 0;
   /// Time multiplier from telemetry.
   double telemetryFactor = 1;
   /// Programs with weights this step on the backend (a compile limit makes
@@ -189,7 +191,7 @@ inline ProgramCost programCost(const BackendDescription &backend,
 ProgramCost standaloneCost(const RegionCost &cost,
                            const BackendDescription &backend,
                            const Telemetry &telemetry,
-                           const CostOptions &options, int64_t ioBytes);
+                           const CostOptions &options);
 
 /// Utilization a backend reaches on `flops` of work (its ramp).
 double utilization(const BackendDescription &backend, double flops);

@@ -74,7 +74,6 @@ struct Program {
   /// Its regions, ascending.
   std::vector<unsigned> regions;
   ProgramCost cost;
-  int64_t boundaryBytes = 0;
 };
 
 /// A placement, its programs and its exact step time.

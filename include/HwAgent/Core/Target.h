@@ -60,11 +60,13 @@ struct BackendDescription {
   // Memory.
   /// Memory bandwidth the backend attains, bytes/s.
   double bandwidth = 1.0;
-  /// Intermediates between the regions of a program stay on chip (the
-  /// ANE): only data crossing the program's boundary (and streamed
-  /// weights) moves through memory. Otherwise every region reads and
-  /// writes its operands.
+  /// Weights compiled into a program stay on chip (the ANE): only weights
+  /// passed as inputs move through memory. Otherwise every region reads its
+  /// weights. Either way every region reads and writes its activations.
   bool fusedMemory = false;
+  /// Bytes each innermost row of an activation occupies at least (the
+  /// ANE aligns rows to 64 bytes; 0 = packed).
+  int64_t rowAlignment = 0;
   /// On-chip memory (0 = none) and the slow-down of a region whose working
   /// set (operands and weights) exceeds it.
   int64_t sramBytes = 0;

@@ -394,7 +394,7 @@ module attributes {hwagent.target = "apple-m4"} {}
 // -----
 
 // expected-error @+1 {{cost terms of backend 'cpu' must be finite and non-negative, got -1}}
-func.func @f() attributes {a = #hwagent.costs<cpu = 1.0 terms <compute = -1.0, input_compute = 0.0, memory = 0.0, region_launch = 0.0, flops = 0, weight_bytes = 0, spilled = false, telemetry = 1.0>>} { return }
+func.func @f() attributes {a = #hwagent.costs<cpu = 1.0 terms <compute = -1.0, input_compute = 0.0, memory = 0.0, input_memory = 0.0, region_launch = 0.0, flops = 0, weight_bytes = 0, spilled = false, telemetry = 1.0>>} { return }
 
 // -----
 

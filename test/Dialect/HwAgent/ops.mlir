@@ -8,7 +8,7 @@ func.func @region_matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x
   // CHECK: %[[R:.*]] = hwagent.region 0 (%[[A:.*]] = %[[X]] : tensor<4x8xf32>, %[[B:.*]] = %[[W]] : tensor<8x16xf32>) -> (tensor<4x16xf32>)
   // CHECK-SAME: attributes {backend = #hwagent.backend<ane>
   // CHECK-SAME: costs = #hwagent.costs<cpu = 1.000000e-03, ane = 2.500000e-04 note "fits in SRAM", gpu = illegal "no gpu on this target">
-  // CHECK-SAME: features = #hwagent.features<flops = 1024, bytes_read = 640, bytes_written = 256, params = 128, param_bytes = 512, ops = {matmul = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 16, max_rank = 2, loops = false, phase = forward>}
+  // CHECK-SAME: features = #hwagent.features<flops = 1024, bytes_read = 640, bytes_written = 256, params = 128, param_bytes = 512, ops = {matmul = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 16, max_rank = 2, rows = 0, loops = false, phase = forward>}
   %r = hwagent.region 0 (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x16xf32>) -> (tensor<4x16xf32>)
       attributes {backend = #hwagent.backend<ane>,
                   costs = #hwagent.costs<cpu = 1.0e-3, ane = 2.5e-4 note "fits in SRAM", gpu = illegal "no gpu on this target">,
@@ -37,7 +37,7 @@ func.func @region_no_io() {
 func.func @features_defaults() attributes {
   // CHECK-SAME: c = #hwagent.backend_cost<ane = illegal "rank 5 > 4">
   c = #hwagent.backend_cost<ane = illegal "rank 5 > 4">,
-  // CHECK-SAME: f = #hwagent.features<flops = 0, bytes_read = 0, bytes_written = 0, params = 0, param_bytes = 0, ops = {}, depth = 0, types = [], dynamic_dims = 0, max_dim = 0, max_rank = 0, loops = false, phase = unknown>
+  // CHECK-SAME: f = #hwagent.features<flops = 0, bytes_read = 0, bytes_written = 0, params = 0, param_bytes = 0, ops = {}, depth = 0, types = [], dynamic_dims = 0, max_dim = 0, max_rank = 0, rows = 0, loops = false, phase = unknown>
   f = #hwagent.features<>,
   // CHECK-SAME: g = #hwagent.features<flops = 5, {{.*}}ops = {elementwise = 2, control_flow = 1}, {{.*}}types = [f16, i32], dynamic_dims = 2, {{.*}}loops = true, phase = backward>
   g = #hwagent.features<phase = backward, loops = true, types = [f16, i32], dynamic_dims = 2, ops = {control_flow = 1, elementwise = 2}, flops = 5>,
