@@ -77,19 +77,55 @@ class Builder:
                   f"-> {tensor(out)}")
         return r, out
 
-    def depthwise(self, x, shape, stride):
-        x, padded = self.pad(x, shape, 1)
+    def depthwise(self, x, shape, stride, k=3):
+        x, padded = self.pad(x, shape, k // 2)
         n, c, h, w = padded
-        oh, ow = (h - 3) // stride + 1, (w - 3) // stride + 1
+        oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
         out = [n, c, oh, ow]
-        wt = self.arg(tensor([c, 3, 3]))
+        wt = self.arg(tensor([c, k, k]))
         z = self.zeros(out)
         r = self.fresh("d")
         self.emit(f"{r} = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : tensor<2xi64>, "
                   f"strides = dense<{stride}> : tensor<2xi64>}} ins({x}, {wt} : "
-                  f"{tensor(padded)}, {tensor([c, 3, 3])}) outs({z} : {tensor(out)}) "
+                  f"{tensor(padded)}, {tensor([c, k, k])}) outs({z} : {tensor(out)}) "
                   f"-> {tensor(out)}")
         return r, out
+
+    def scale(self, x, shape, s):
+        """x * s broadcast over H and W (`s` is [N, C]): squeeze-excitation."""
+        t = tensor(shape)
+        e, r = self.fresh("e"), self.fresh("se")
+        full = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+        nc = "affine_map<(d0, d1, d2, d3) -> (d0, d1)>"
+        self.emit(f"{e} = tensor.empty() : {t}")
+        self.emit(f"{r} = linalg.generic {{indexing_maps = [{full}, {nc}, {full}], iterator_types = "
+                  f"[\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins({x}, {s} : {t}, "
+                  f"{tensor(shape[:2])}) outs({e} : {t}) {{\n"
+                  f"  ^bb0(%in: f32, %sc: f32, %out: f32):\n    %m = arith.mulf %in, %sc : f32\n"
+                  f"    linalg.yield %m : f32\n  }} -> {t}")
+        return r
+
+    def squeeze_excite(self, x, shape, squeezed):
+        """Global pool, C -> squeezed -> C, a gate (ReLU stands in for the
+        sigmoid: same cost class), the channels scaled."""
+        c = shape[1]
+        p = self.global_pool(x, shape)
+        a = self.relu(self.matmul(p, 1, c, squeezed), [1, squeezed])
+        g = self.relu(self.matmul(a, 1, squeezed, c), [1, c])
+        return self.scale(x, shape, g)
+
+    def concat(self, parts, shape):
+        """Concatenation along channels (`parts`: (value, shape) pairs)."""
+        e = self.fresh("e")
+        self.emit(f"{e} = tensor.empty() : {tensor(shape)}")
+        acc, offset = e, 0
+        for value, part in parts:
+            r = self.fresh("cat")
+            sizes = ", ".join(map(str, part))
+            self.emit(f"{r} = tensor.insert_slice {value} into {acc}[0, {offset}, 0, 0] [{sizes}] "
+                      f"[1, 1, 1, 1] : {tensor(part)} into {tensor(shape)}")
+            acc, offset = r, offset + part[1]
+        return acc
 
     def relu(self, x, shape):
         t = tensor(shape)
@@ -242,6 +278,120 @@ def resnet18():
     return b.module(y, tensor([1, 1000]))
 
 
+def resnet50():
+    """ResNet-50-224, batch 1: 4.1 G multiply-adds; bottleneck blocks
+    (1x1, 3x3, 1x1 x4), projection shortcuts where the shape changes."""
+    b = Builder()
+    x = b.arg(tensor([1, 3, 224, 224]))
+    x, s = b.conv(x, [1, 3, 224, 224], 64, 7, 2)
+    x = b.relu(x, s)
+    x, s = b.max_pool(x, s)
+    for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+        for i in range(blocks):
+            st = stride if i == 0 else 1
+            inp, ins = x, s
+            y, ys = b.conv(x, s, width, 1, 1)
+            y = b.relu(y, ys)
+            y, ys = b.conv(y, ys, width, 3, st)
+            y = b.relu(y, ys)
+            y, ys = b.conv(y, ys, width * 4, 1, 1)
+            if ys != ins:
+                inp, _ = b.conv(inp, ins, width * 4, 1, st)
+            x, s = b.relu(b.add(y, inp, ys), ys), ys
+    r = b.global_pool(x, s)
+    y = b.matmul(r, 1, s[1], 1000)
+    return b.module(y, tensor([1, 1000]))
+
+
+def squeezenet():
+    """SqueezeNet 1.1-224, batch 1: 0.35 G multiply-adds; fire modules
+    (1x1 squeeze, 1x1 and 3x3 expand, concatenated)."""
+    b = Builder()
+    x = b.arg(tensor([1, 3, 224, 224]))
+    x, s = b.conv(x, [1, 3, 224, 224], 64, 3, 2)
+    x = b.relu(x, s)
+    x, s = b.max_pool(x, s)
+    fires = [(16, 64), (16, 64), "pool", (32, 128), (32, 128), "pool",
+             (48, 192), (48, 192), (64, 256), (64, 256)]
+    for fire in fires:
+        if fire == "pool":
+            x, s = b.max_pool(x, s)
+            continue
+        squeeze, expand = fire
+        q, qs = b.conv(x, s, squeeze, 1, 1)
+        q = b.relu(q, qs)
+        e1, es = b.conv(q, qs, expand, 1, 1)
+        e1 = b.relu(e1, es)
+        e3, _ = b.conv(q, qs, expand, 3, 1)
+        e3 = b.relu(e3, es)
+        s = [es[0], 2 * expand, es[2], es[3]]
+        x = b.concat([(e1, es), (e3, es)], s)
+    x, s = b.conv(x, s, 1000, 1, 1)
+    x = b.relu(x, s)
+    r = b.global_pool(x, s)
+    return b.module(r, tensor([1, 1000]))
+
+
+def mobile_blocks(b, x, s, blocks):
+    """Inverted residual blocks: (kernel, expanded, out, squeeze-excite,
+    stride); hardswish/swish stand in as ReLU (same cost class)."""
+    for k, expanded, cout, se, stride in blocks:
+        inp, ins = x, s
+        if expanded != s[1]:
+            x, s = b.conv(x, s, expanded, 1, 1)
+            x = b.relu(x, s)
+        x, s = b.depthwise(x, s, stride, k)
+        x = b.relu(x, s)
+        if se:
+            x = b.squeeze_excite(x, s, max(8, expanded // 4))
+        x, s = b.conv(x, s, cout, 1, 1)
+        if s == ins:
+            x = b.add(x, inp, s)
+    return x, s
+
+
+def mobilenet_v3_small():
+    """MobileNetV3-Small-224, batch 1: 56 M multiply-adds."""
+    b = Builder()
+    x = b.arg(tensor([1, 3, 224, 224]))
+    x, s = b.conv(x, [1, 3, 224, 224], 16, 3, 2)
+    x = b.relu(x, s)
+    x, s = mobile_blocks(b, x, s, [
+        (3, 16, 16, True, 2), (3, 72, 24, False, 2), (3, 88, 24, False, 1),
+        (5, 96, 40, True, 2), (5, 240, 40, True, 1), (5, 240, 40, True, 1),
+        (5, 120, 48, True, 1), (5, 144, 48, True, 1), (5, 288, 96, True, 2),
+        (5, 576, 96, True, 1), (5, 576, 96, True, 1)])
+    x, s = b.conv(x, s, 576, 1, 1)
+    x = b.relu(x, s)
+    r = b.global_pool(x, s)
+    h = b.relu(b.matmul(r, 1, 576, 1024), [1, 1024])
+    y = b.matmul(h, 1, 1024, 1000)
+    return b.module(y, tensor([1, 1000]))
+
+
+def efficientnet_b0():
+    """EfficientNet-B0-224, batch 1: 0.39 G multiply-adds; MBConv blocks
+    with squeeze-excitation."""
+    b = Builder()
+    x = b.arg(tensor([1, 3, 224, 224]))
+    x, s = b.conv(x, [1, 3, 224, 224], 32, 3, 2)
+    x = b.relu(x, s)
+    blocks = []
+    cin = 32
+    for t, k, cout, n, stride in [(1, 3, 16, 1, 1), (6, 3, 24, 2, 2), (6, 5, 40, 2, 2),
+                                  (6, 3, 80, 3, 2), (6, 5, 112, 3, 1), (6, 5, 192, 4, 2),
+                                  (6, 3, 320, 1, 1)]:
+        for i in range(n):
+            blocks.append((k, cin * t, cout, True, stride if i == 0 else 1))
+            cin = cout
+    x, s = mobile_blocks(b, x, s, blocks)
+    x, s = b.conv(x, s, 1280, 1, 1)
+    x = b.relu(x, s)
+    r = b.global_pool(x, s)
+    y = b.matmul(r, 1, 1280, 1000)
+    return b.module(y, tensor([1, 1000]))
+
+
 def conv_chain(depth):
     """`depth` chained 1x1 convolutions, 512 channels, 64 positions."""
     b = Builder()
@@ -349,6 +499,10 @@ WORKLOADS = {
     "mobilenet": mobilenet_v1,
     "mobilenetv2": mobilenet_v2,
     "resnet18": resnet18,
+    "resnet50": resnet50,
+    "squeezenet": squeezenet,
+    "mobilenetv3small": mobilenet_v3_small,
+    "efficientnetb0": efficientnet_b0,
     "chain32": lambda: conv_chain(32),
     "chain64": lambda: conv_chain(64),
     "chain128": lambda: conv_chain(128),
@@ -403,7 +557,9 @@ def predict(opt, calibrate, tmp, workload, target, strategy, extra):
 
 
 ROUTING_WORKLOADS = [("MobileNetV1-224", "mobilenet"), ("MobileNetV2-224", "mobilenetv2"),
-                     ("ResNet-18-224", "resnet18")]
+                     ("MobileNetV3-Small-224", "mobilenetv3small"), ("ResNet-18-224", "resnet18"),
+                     ("ResNet-50-224", "resnet50"), ("SqueezeNet-1.1-224", "squeezenet"),
+                     ("EfficientNet-B0-224", "efficientnetb0")]
 ROUTING_TARGETS = ["apple-m1", "apple-m2-pro", "apple-m4", "apple-m4-max"]
 
 
