@@ -13,7 +13,10 @@ Run on demand, not a test:
     scripts/validate_device_model.py [--build build] [--markdown]
 
 Goal (issues 11, 23): every ratio within 0.7-1.4x and every comparison the same
-way round. The table in docs/validation.md is this script's --markdown output.
+way round. Power rows (issue 20): the backend's predicted watts while it runs
+the workload (its programs' joules over their seconds: the time model and the
+power model together) against docs/energy-facts.md, and the power model alone
+at the published throughput. The table in docs/validation.md is this script's --markdown output.
 """
 import argparse
 import json
@@ -402,11 +405,13 @@ def conv_chain(depth):
     return b.module(x, tensor(s))
 
 
-def gemm(n):
+def gemm(n, m=None, k=None):
+    """An m x k by k x n GEMM (square n x n by default)."""
+    m, k = m or n, k or n
     b = Builder()
-    a = b.arg(tensor([n, n]))
-    y = b.matmul(a, n, n, n)
-    return b.module(y, tensor([n, n]))
+    a = b.arg(tensor([m, k]))
+    y = b.matmul(a, m, k, n)
+    return b.module(y, tensor([m, n]))
 
 
 def llama_layer(seq=512, dim=4096, ffn=11008, heads=32):
@@ -495,6 +500,49 @@ COMPARISONS = [
   + [(f"GEMM {n}, GPU", f"GEMM {n}, CPU") for n in (2048, 4096)] \
   + [(f"GEMM {n}, ANE", f"GEMM {n}, CPU") for n in (512, 1024, 2048, 4096)]
 
+# Published power (docs/energy-facts.md): (label, workload, target, strategy,
+# published watts of the backend while it runs the workload, source row).
+# Throughput the power rows were measured at (TFLOP/s), to price the power
+# model alone at the published rate.
+MEASURED_RATE = {}
+for n, ane, gpu in [(512, 1.29, 0.26), (1024, 2.88, 1.34), (2048, 4.89, 2.69), (4096, 5.44, 2.80)]:
+    MEASURED_RATE[(f"gemm{n}", "apple-m4", "ane")] = ane
+    MEASURED_RATE[(f"gemm{n}", "apple-m4", "gpu")] = gpu
+for n, ane, gpu in [(512, 1.93, None), (1024, 5.79, 1.96), (2048, 8.87, 10.6), (4096, 6.68, 11.8)]:
+    MEASURED_RATE[(f"gemm{n}", "apple-m4-max", "ane")] = ane
+    MEASURED_RATE[(f"gemm{n}", "apple-m4-max", "gpu")] = gpu
+for n, ane in [(512, 0.46), (1024, 1.08), (2048, 2.30), (4096, 3.36)]:
+    MEASURED_RATE[(f"gemm{n}", "apple-m2-pro", "ane")] = ane
+MEASURED_RATE.update({("gemm2048", "apple-m2-pro", "gpu"): 4.63, ("gemm4096", "apple-m2-pro", "gpu"): 5.02,
+                      ("gemm256x4096", "apple-m1", "ane"): 3.59,
+                      ("gemm2048", "apple-m4", "cpu"): 1.44, ("gemm2048", "apple-m4-max", "cpu"): 2.0})
+ENERGY_ROWS = []
+for n, ane, gpu in [(512, 1.49, 5.97), (1024, 2.39, 11.8), (2048, 3.20, 16.4), (4096, 3.64, 17.6)]:
+    ENERGY_ROWS += [
+        (f"GEMM {n}, ANE power", f"gemm{n}", "apple-m4", "ane", ane, "1: ANEForge M4 roofline"),
+        (f"GEMM {n}, GPU power", f"gemm{n}", "apple-m4", "gpu", gpu, "2: ANEForge M4 roofline"),
+    ]
+ENERGY_ROWS += [("GEMM 2048, CPU power (8.3-9.2 W over N)", "gemm2048", "apple-m4", "cpu", 8.75,
+                 "3: ANEForge M4 roofline")]
+for n, ane, gpu in [(512, 2.19, None), (1024, 4.15, 24.2), (2048, 6.01, 41.3), (4096, 5.22, 44.3)]:
+    ENERGY_ROWS.append((f"GEMM {n}, ANE power", f"gemm{n}", "apple-m4-max", "ane", ane,
+                        "1: ANEForge M4 Max roofline"))
+    if gpu:
+        ENERGY_ROWS.append((f"GEMM {n}, GPU power", f"gemm{n}", "apple-m4-max", "gpu", gpu,
+                            "2: ANEForge M4 Max roofline"))
+ENERGY_ROWS += [("GEMM 2048, CPU power (6.6-8.2 W over N)", "gemm2048", "apple-m4-max", "cpu", 7.4,
+                 "3: ANEForge M4 Max roofline")]
+for n, ane in [(512, 1.73), (1024, 1.89), (2048, 1.67), (4096, 2.61)]:
+    ENERGY_ROWS.append((f"GEMM {n}, ANE power", f"gemm{n}", "apple-m2-pro", "ane", ane,
+                        "1: ANEForge M2 Pro roofline (indicative)"))
+ENERGY_ROWS += [
+    ("GEMM 2048, GPU power", "gemm2048", "apple-m2-pro", "gpu", 23.0, "2: ANEForge M2 Pro roofline"),
+    ("GEMM 4096, GPU power", "gemm4096", "apple-m2-pro", "gpu", 24.5, "2: ANEForge M2 Pro roofline"),
+    ("GEMM 256x4096x4096, ANE power", "gemm256x4096", "apple-m1", "ane", 3.11, "1: ANEForge M1 file"),
+    ("tiny model, ANE power (dispatch floor)", "tiny", "apple-m1", "ane", 0.83,
+     "1: ane-guide ch.10 (0.76-0.9 W)"),
+]
+
 WORKLOADS = {
     "mobilenet": mobilenet_v1,
     "mobilenetv2": mobilenet_v2,
@@ -511,6 +559,7 @@ WORKLOADS = {
 }
 for n in (512, 1024, 2048, 4096):
     WORKLOADS[f"gemm{n}"] = (lambda n: lambda: gemm(n))(n)
+WORKLOADS["gemm256x4096"] = lambda: gemm(4096, 256, 4096)
 
 
 def target_file(spec, calibrate, tmp):
@@ -588,6 +637,37 @@ def routing(opt, calibrate, tmp):
     return rows
 
 
+def predict_power(opt, calibrate, tmp, workload, target, strategy):
+    """Watts of `strategy`'s backend while it runs the workload: its
+    programs' joules (the host's share excluded, as powermetrics reports the
+    unit alone) over their seconds."""
+    src = os.path.join(tmp, workload + ".mlir")
+    if not os.path.exists(src):
+        with open(src, "w") as f:
+            f.write(WORKLOADS[workload]())
+    report = os.path.join(tmp, "energy.json")
+    options = f"target={target_file(target, calibrate, tmp)} strategy={strategy} report={report}"
+    subprocess.run([opt, src, f"--partition-backends={options}", "-o", os.devnull],
+                   check=True, capture_output=True, text=True)
+    with open(report) as f:
+        fn = json.load(f)["functions"][0]
+    on = [p for p in fn["programs"] if p["backend"] == strategy]
+    return sum(p["joules"] for p in on) / sum(p["seconds"] for p in on)
+
+
+def power_at(calibrate, target, strategy, tflops):
+    """The power model alone: the backend's active power plus its energy per
+    FLOP at the published throughput (None without one)."""
+    if tflops is None:
+        return None
+    text = subprocess.run([calibrate, "--print-target", target], check=True,
+                          capture_output=True, text=True).stdout
+    for b in json.loads(text)["backends"]:
+        if b["backend"] == strategy:
+            return b["active_power"] + b["energy_per_flop"] * tflops * 1e12
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
@@ -617,6 +697,17 @@ def main():
             ok = 0.7 <= ratio <= 1.4
             in_band += ok
             rows.append((label, target.replace(":", " "), p, published, ratio, ok, source))
+    energy_rows = []
+    energy_in_band = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, workload, target, strategy, published, source in ENERGY_ROWS:
+            p = predict_power(opt, calibrate, tmp, workload, target, strategy)
+            alone = power_at(calibrate, target, strategy,
+                             MEASURED_RATE.get((workload, target, strategy)))
+            ratio = p / published
+            ok = 0.7 <= ratio <= 1.4
+            energy_in_band += ok
+            energy_rows.append((label, target, p, published, ratio, ok, source, alone))
     agree = 0
     comparisons = []
     for faster, slower in COMPARISONS:
@@ -641,7 +732,21 @@ def main():
         print()
         for faster, slower, same in comparisons:
             print(f"{'ok   ' if same else 'WRONG'} {faster} < {slower}")
-    print(f"\n{in_band}/{len(rows)} rows within 0.7-1.4x; {agree}/{len(comparisons)} comparisons the same way round")
+    if args.markdown:
+        print()
+        print("| power row | target | predicted | published | ratio | in 0.7-1.4 | at the published rate | source (docs/energy-facts.md section: row) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for label, target, p, pub, ratio, ok, source, alone in energy_rows:
+            at = f"{alone:.2f} W ({alone / pub:.2f})" if alone is not None else "-"
+            print(f"| {label} | {target} | {p:.2f} W | {pub:.2f} W | {ratio:.2f} | {'yes' if ok else '**no**'} | {at} | {source} |")
+    else:
+        print()
+        print(f"{'power row':52} {'target':22} {'predicted':>10} {'published':>10} {'ratio':>6} {'at the published rate':>22}")
+        for label, target, p, pub, ratio, ok, source, alone in energy_rows:
+            at = f"{alone:8.2f} W ({alone / pub:.2f})" if alone is not None else ""
+            print(f"{label:52} {target:22} {p:8.2f} W {pub:8.2f} W {ratio:6.2f} {at:>22}{'' if ok else '  OUT OF BAND'}")
+    print(f"\n{in_band}/{len(rows)} rows within 0.7-1.4x; {agree}/{len(comparisons)} comparisons the same way round; "
+          f"{energy_in_band}/{len(energy_rows)} power rows within 0.7-1.4x (modelled)")
     return 0
 
 

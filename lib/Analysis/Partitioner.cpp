@@ -26,6 +26,17 @@ std::string hwagent::formatSeconds(double seconds) {
   return llvm::formatv("{0:f2} s", seconds).str();
 }
 
+std::string hwagent::formatJoules(double joules) {
+  if (!std::isfinite(joules))
+    return "illegal";
+  double magnitude = std::abs(joules);
+  if (magnitude < 1e-3)
+    return llvm::formatv("{0:f1} uJ", joules * 1e6).str();
+  if (magnitude < 1.0)
+    return llvm::formatv("{0:f2} mJ", joules * 1e3).str();
+  return llvm::formatv("{0:f2} J", joules).str();
+}
+
 double hwagent::roundSeconds(double seconds) {
   if (!std::isfinite(seconds) || seconds == 0)
     return seconds;
@@ -70,6 +81,7 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
   cm::StepGraph &graph = p.graph;
   graph.options.training = weightsChangeEveryStep(function, training);
   graph.options.updateEvery = updateEvery;
+  graph.staticPower = description.staticPower;
   WorkloadProfiler profiler(function->getParentOp());
   llvm::SmallPtrSet<Value, 8> resident =
       residentWeights(function, training, profiler);
@@ -277,6 +289,9 @@ std::string FunctionPartition::describeProgram(const cm::StepPlan &plan,
   text += llvm::formatv(", {0}-bound", p.cost.bindingTerm()).str();
   if (graph.backends[p.label].programRamp)
     text += llvm::formatv(", utilization {0:f2}", p.cost.utilization).str();
+  // Energy: the backend's and the host's share, modelled.
+  if (p.cost.joules > 0 || p.cost.hostJoules > 0)
+    text += "; " + formatJoules(p.cost.joules + p.cost.hostJoules);
   return text + ")";
 }
 

@@ -64,6 +64,12 @@ struct BackendMapper {
         !o.mapOptional("max_weight_bytes", d.maxWeightBytes) ||
         !o.mapOptional("max_compiles", d.maxCompiles) ||
         !o.mapOptional("restart", d.restart) ||
+        !o.mapOptional("idle_power", d.idlePower) ||
+        !o.mapOptional("active_power", d.activePower) ||
+        !o.mapOptional("energy_per_flop", d.energyPerFlop) ||
+        !o.mapOptional("energy_per_byte", d.energyPerByte) ||
+        !o.mapOptional("host_power", d.hostPower) ||
+        !o.mapOptional("launch_energy", d.launchEnergy) ||
         !o.mapOptional("threads", d.threads) ||
         !o.mapOptional("parallel_exponent", d.parallelExponent) ||
         !o.mapOptional("static_shapes", d.staticShapes) ||
@@ -156,7 +162,8 @@ std::optional<TargetDescription> hwconfig::parseTarget(const std::string &text,
   const json::Value *backendList = document->getAsObject()->get("backends");
   bool mapped = o.map("name", target.name) &&
                 o.mapOptional("description", target.description) &&
-                o.map("default_link", target.defaultLink);
+                o.map("default_link", target.defaultLink) &&
+                o.mapOptional("static_power", target.staticPower);
   if (mapped) {
     const json::Array *array =
         backendList ? backendList->getAsArray() : nullptr;
@@ -274,6 +281,12 @@ std::string hwconfig::printTarget(const TargetDescription &target) {
         {"max_weight_bytes", b.maxWeightBytes},
         {"max_compiles", b.maxCompiles},
         {"restart", b.restart},
+        {"idle_power", b.idlePower},
+        {"active_power", b.activePower},
+        {"energy_per_flop", b.energyPerFlop},
+        {"energy_per_byte", b.energyPerByte},
+        {"host_power", b.hostPower},
+        {"launch_energy", b.launchEnergy},
         {"threads", b.threads},
         {"parallel_exponent", b.parallelExponent},
         {"static_shapes", b.staticShapes},
@@ -293,6 +306,7 @@ std::string hwconfig::printTarget(const TargetDescription &target) {
       {"description", target.description},
       {"backends", std::move(backends)},
       {"default_link", linkToJson(target.defaultLink, false)},
+      {"static_power", target.staticPower},
       {"links", std::move(links)},
   };
   return llvm::formatv("{0:2}", json::Value(std::move(root))).str();

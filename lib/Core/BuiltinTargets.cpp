@@ -35,24 +35,93 @@ struct AppleChip {
   double gpuFlops; ///< fp32 (= fp16 rate) FLOP/s
   // SoC.
   double dramBandwidth; ///< B/s
+  // Power (docs/targets.md "Power": ENERGY-FACTS rows, fits and choices).
+  double aneActivePower, aneEnergyPerFlop, aneHostPower, aneLaunchEnergy;
+  double gpuActivePower, gpuEnergyPerFlop;
+  double cpuActivePower, cpuEnergyPerFlop;
 };
 
 constexpr AppleChip kAppleChips[] = {
     {"apple-m1",
-     "Apple M1: 16-core ANE, 4 P-cores with AMX, 8-core GPU, 68 GB/s", 1.08e13,
-     2.0e9, 6.1e10, 2.1e-4, 2.4e-8, 1.02e11, 1.4e12, 4, 2.6e12, 6.8e10},
+     "Apple M1: 16-core ANE, 4 P-cores with AMX, 8-core GPU, 68 GB/s",
+     1.08e13,
+     2.0e9,
+     6.1e10,
+     2.1e-4,
+     2.4e-8,
+     1.02e11,
+     1.4e12,
+     4,
+     2.6e12,
+     6.8e10,
+     0.8,
+     4.0e-13,
+     0.5,
+     4.3e-4,
+     3.9,
+     4.3e-12,
+     5.0,
+     2.7e-12},
     {"apple-m2-pro",
      "Apple M2 Pro: 16-core ANE, 8 P-cores with AMX, 19-core GPU, 200 GB/s",
-     1.55e13, 2.9e9, 6.0e10, 2.0e-4, 2.4e-8, 1.12e11, 1.4e12, 8, 6.8e12,
-     2.0e11},
+     1.55e13,
+     2.9e9,
+     6.0e10,
+     2.0e-4,
+     2.4e-8,
+     1.12e11,
+     1.4e12,
+     8,
+     6.8e12,
+     2.0e11,
+     1.4,
+     4.0e-13,
+     0.5,
+     4.3e-4,
+     5.2,
+     3.85e-12,
+     5.0,
+     2.7e-12},
     {"apple-m4",
      "Apple M4: 16-core ANE, 4 P-cores with SME, 10-core GPU, 120 GB/s",
-     1.86e13, 3.5e9, 6.4e10, 1.0e-4, 1.0e-8, 1.41e11, 1.5e12, 4, 2.9e12,
-     1.0e11},
+     1.86e13,
+     3.5e9,
+     6.4e10,
+     1.0e-4,
+     1.0e-8,
+     1.41e11,
+     1.5e12,
+     4,
+     2.9e12,
+     1.0e11,
+     0.82,
+     5.2e-13,
+     0.5,
+     4.3e-4,
+     4.85,
+     4.3e-12,
+     5.0,
+     2.7e-12},
     {"apple-m4-max",
      "Apple M4 Max: 16-core ANE, 12 P-cores with SME, 40-core GPU, 546 GB/s",
-     1.86e13, 3.5e9, 1.19e11, 1.5e-4, 1.0e-8, 1.44e11, 1.5e12, 12, 1.16e13,
-     5.46e11},
+     1.86e13,
+     3.5e9,
+     1.19e11,
+     1.5e-4,
+     1.0e-8,
+     1.44e11,
+     1.5e12,
+     12,
+     1.16e13,
+     5.46e11,
+     1.13,
+     5.2e-13,
+     0.1,
+     1.2e-3,
+     20.2,
+     2.04e-12,
+     6.1,
+     6.3e-13},
 };
 
 const std::vector<WorkKind> kAcceleratorKinds = {
@@ -93,6 +162,12 @@ BackendDescription appleAne(const AppleChip &chip) {
   b.maxRank = 4;
   b.opKinds = kAcceleratorKinds;
   b.elementTypes = {"f16", "f32"};
+  // The ANE's rail is off between jobs.
+  b.idlePower = 0;
+  b.activePower = chip.aneActivePower;
+  b.energyPerFlop = chip.aneEnergyPerFlop;
+  b.hostPower = chip.aneHostPower;
+  b.launchEnergy = chip.aneLaunchEnergy;
   return b;
 }
 
@@ -111,6 +186,8 @@ BackendDescription appleCpu(const AppleChip &chip) {
   b.regionLaunch = 1.0e-6;
   b.threads = chip.cpuCores;
   b.parallelExponent = 0.52;
+  b.activePower = chip.cpuActivePower;
+  b.energyPerFlop = chip.cpuEnergyPerFlop;
   return b;
 }
 
@@ -130,6 +207,9 @@ BackendDescription appleGpu(const AppleChip &chip) {
   b.staticShapes = false;
   b.opKinds = kAcceleratorKinds;
   b.elementTypes = {"f16", "f32", "i32", "i16", "i8", "i1"};
+  b.idlePower = 0.003;
+  b.activePower = chip.gpuActivePower;
+  b.energyPerFlop = chip.gpuEnergyPerFlop;
   return b;
 }
 
@@ -138,6 +218,7 @@ TargetDescription appleTarget(const AppleChip &chip) {
   t.name = chip.name;
   t.description = chip.description;
   t.backends = {appleAne(chip), appleCpu(chip), appleGpu(chip)};
+  t.staticPower = 0.2;
   // Between any two backends: unified memory, f32<->f16 conversion at half
   // the bandwidth (it reads and writes), and a small synchronization (a
   // shared surface's lock/unlock; the host round trip itself is in the

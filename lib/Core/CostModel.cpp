@@ -304,6 +304,10 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     // Accumulating gradients over k steps takes new weights once per k.
     c.weights /= static_cast<double>(std::max<int64_t>(options.updateEvery, 1));
     c.seconds = (c.launch + c.weights + work) * context.telemetryFactor;
+    c.joules = backend.activePower * c.seconds +
+               backend.energyPerFlop * static_cast<double>(flops) +
+               backend.energyPerByte * c.memory * backend.bandwidth;
+    c.hostJoules = backend.hostPower * c.seconds + backend.launchEnergy;
     if (!best.legal || c.seconds < best.seconds)
       best = c;
   }

@@ -52,6 +52,29 @@ double StepPlan::boundarySecondsOf(unsigned p) const {
   return total;
 }
 
+void hwcore::detail::priceEnergy(const StepGraph &graph, StepPlan &plan) {
+  // Seconds each label is busy: its programs, and for the host the
+  // boundaries it copies and converts.
+  std::vector<double> busy(graph.numLabels(), 0);
+  for (const Program &program : plan.programs) {
+    busy[program.label] += program.cost.seconds;
+    plan.programJoules += program.cost.joules + program.cost.hostJoules;
+  }
+  const BackendDescription &host = graph.backends[graph.hostLabel];
+  busy[graph.hostLabel] += plan.boundarySeconds;
+  for (const StepPlan::Boundary &b : plan.boundaries)
+    if (b.seconds > 0)
+      plan.boundaryJoules += b.seconds * host.activePower /
+                                 double(std::max<int64_t>(host.threads, 1)) +
+                             host.energyPerByte * 2.0 * double(b.bytes);
+  plan.staticJoules = graph.staticPower * plan.total;
+  for (unsigned l = 0; l < graph.numLabels(); ++l)
+    plan.idleJoules +=
+        graph.backends[l].idlePower * std::max(0.0, plan.total - busy[l]);
+  plan.joules = plan.programJoules + plan.boundaryJoules + plan.staticJoules +
+                plan.idleJoules;
+}
+
 StepPlan hwcore::evaluatePlan(const StepGraph &graph,
                               const std::vector<unsigned> &labels) {
   Evaluator evaluator(graph);

@@ -25,6 +25,9 @@
 
 namespace hwcore::detail {
 
+/// Fills in the energy of an evaluated plan (StepPlan::joules).
+void priceEnergy(const StepGraph &graph, StepPlan &plan);
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Union-find with path halving.
@@ -252,6 +255,7 @@ public:
           la == lb ? 0 : linkCost(graph.links[la][lb], b.bytes, b.convertBytes);
       plan.boundarySeconds += b.seconds;
     }
+    priceEnergy(graph, plan);
     return plan;
   }
 

@@ -139,6 +139,13 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
     if (b.threads < 1)
       c.fail(path + ".threads", "must be at least 1");
     c.unitInterval(path + ".parallel_exponent", b.parallelExponent);
+    for (auto [field, value] : {std::pair{".idle_power", b.idlePower},
+                                {".active_power", b.activePower},
+                                {".energy_per_flop", b.energyPerFlop},
+                                {".energy_per_byte", b.energyPerByte},
+                                {".host_power", b.hostPower},
+                                {".launch_energy", b.launchEnergy}})
+      c.nonNegative(path + field, value);
     if (b.maxDim < 0)
       c.fail(path + ".max_dim", "must be non-negative");
     if (b.maxRank < 0)
@@ -149,6 +156,7 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
              "expected f16, bf16 or f32, got '" + b.computeType + "'");
   }
   checkLink(c, "default_link", target.defaultLink);
+  c.nonNegative("static_power", target.staticPower);
   for (size_t i = 0; i < target.links.size(); ++i) {
     const LinkDescription &l = target.links[i];
     std::string path = "links[" + std::to_string(i) + "]";

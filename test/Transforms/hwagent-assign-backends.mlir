@@ -40,7 +40,12 @@
 // REPORT-NEXT:   "ane": 0.00182{{[0-9]*}},
 // REPORT-NEXT:   "gpu": 0.002
 // REPORT-NEXT: },
-// REPORT-NEXT: "program_time": {{0.0016|0.00159}}{{[0-9]*}},
+// A target without power values: no joules (docs/cost-model.md "Energy").
+// REPORT-NEXT: "step_energy": {
+// REPORT-NEXT:   "optimal": 0,
+// REPORT:      "energy": {
+// REPORT-NEXT:   "programs": 0,
+// REPORT:      "program_time": {{0.0016|0.00159}}{{[0-9]*}},
 // REPORT-NEXT: "boundary_time": 0.000224{{[0-9]*}},
 // REPORT-NEXT: "lower_bound": {{.*}},
 // REPORT-NEXT: "gap_to_lower_bound": {{.*}},

@@ -133,7 +133,8 @@ TEST_F(AttributesTest, TargetIsLossless) {
         [&] { return emitError(UnknownLoc::get(&context)); }, &context,
         StringRef(bad.name), StringRef(),
         ArrayRef<DeviceAttr>{DeviceAttr::get(&context, bad.backends[0])},
-        APFloat(1e11), APFloat(0.0), APFloat(0.0), ArrayRef<LinkAttr>{}));
+        APFloat(1e11), APFloat(0.0), APFloat(0.0), ArrayRef<LinkAttr>{},
+        APFloat(0.0)));
   });
   EXPECT_NE(errors.find("backends[0].bandwidth: must be positive"),
             std::string::npos)

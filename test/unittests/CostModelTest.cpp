@@ -368,6 +368,26 @@ TEST(Targets, ErrorsNameTheField) {
                            "bandwidth": -1, "launch": 0}], )" +
                  link + "}"),
       "backends[0].bandwidth: must be positive");
+  // Power values: negative or infinite ones name their field.
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": 1, "launch": 0, "active_power": -2}], )" +
+                 link + "}"),
+      "backends[0].active_power: must be non-negative");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": 1, "launch": 0,
+                           "energy_per_flop": 1e999}], )" +
+                 link + "}"),
+      "backends[0].energy_per_flop: must be non-negative");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": 1, "launch": 0}], "static_power": -0.1, )" +
+                 link + "}"),
+      "static_power: must be non-negative");
   EXPECT_EQ(
       parseError(
           head +

@@ -61,6 +61,57 @@ StepGraph chain3() {
   return g;
 }
 
+TEST(Programs, StepEnergyAddsProgramsBoundariesStaticAndIdle) {
+  // Two regions, one per label, with power values chosen by hand.
+  StepGraph g = emptyGraph(2);
+  BackendDescription &cpu = g.backends[0], &ane = g.backends[1];
+  cpu.activePower = 4.0;
+  cpu.energyPerFlop = 0;
+  cpu.energyPerByte = 1e-11;
+  cpu.threads = 4;
+  cpu.idlePower = 0.5;
+  ane.activePower = 1.0;
+  ane.energyPerFlop = 1e-12;
+  ane.hostPower = 0.5;
+  ane.launchEnergy = 1e-3;
+  ane.idlePower = 0;
+  g.staticPower = 0.2;
+  g.options.training = false;
+  g.costs.push_back({cost(BackendKind::cpu, 1e-3), illegal(BackendKind::ane)});
+  g.costs.push_back({illegal(BackendKind::cpu), cost(BackendKind::ane, 2e-4)});
+  g.edges = {{2, 0, 0, 0}, {0, 1, 4096, 0}, {1, 2, 4, 0}};
+  StepPlan plan = evaluatePlan(g, {0, 1});
+  ASSERT_TRUE(plan.legal());
+  ASSERT_EQ(plan.programs.size(), 2u);
+  const ProgramCost &onCpu = plan.programs[0].cost;
+  const ProgramCost &onAne = plan.programs[1].cost;
+  // A program: active power over its seconds, 1e-12 J per FLOP (1e6), the
+  // host's 0.5 W over the ANE program's seconds and 1 mJ per launch.
+  EXPECT_NEAR(onCpu.joules, 4.0 * onCpu.seconds, 1e-15);
+  EXPECT_NEAR(onCpu.hostJoules, 0, 1e-15);
+  EXPECT_NEAR(onAne.joules, 1.0 * onAne.seconds + 1e-6, 1e-15);
+  EXPECT_NEAR(onAne.hostJoules, 0.5 * onAne.seconds + 1e-3, 1e-15);
+  EXPECT_NEAR(plan.programJoules,
+              onCpu.joules + onAne.joules + onAne.hostJoules, 1e-15);
+  // Boundaries: the host copies at one core's share of its active power
+  // and pays its energy per byte on the bytes read and written.
+  double copy = 0, bytes = 0;
+  for (const StepPlan::Boundary &b : plan.boundaries)
+    if (b.seconds > 0) {
+      copy += b.seconds;
+      bytes += double(b.bytes);
+    }
+  ASSERT_GT(copy, 0);
+  EXPECT_NEAR(plan.boundaryJoules, copy * 4.0 / 4 + 1e-11 * 2 * bytes, 1e-15);
+  // Static power over the step; the CPU idles while the ANE runs.
+  EXPECT_NEAR(plan.staticJoules, 0.2 * plan.total, 1e-15);
+  EXPECT_NEAR(plan.idleJoules, 0.5 * onAne.seconds, 1e-15);
+  EXPECT_NEAR(plan.joules,
+              plan.programJoules + plan.boundaryJoules + plan.staticJoules +
+                  plan.idleJoules,
+              1e-15);
+}
+
 TEST(Programs, ConnectedRegionsOnOneBackendShareALaunch) {
   StepGraph g = chain3();
   StepPlan all = evaluatePlan(g, {1, 1, 1});

@@ -393,7 +393,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<DeviceAttr> devices,
                                  APFloat transferBandwidth,
                                  APFloat convertBandwidth, APFloat sync,
-                                 ArrayRef<LinkAttr> links) {
+                                 ArrayRef<LinkAttr> links,
+                                 APFloat staticPower) {
   hwcore::TargetDescription target;
   target.name = name.str();
   for (DeviceAttr device : devices) {
@@ -415,6 +416,7 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             link.getBandwidth().convertToDouble(),
                             link.getConvertBandwidth().convertToDouble(),
                             link.getSync().convertToDouble()});
+  target.staticPower = staticPower.convertToDouble();
   std::string error = hwcore::validateTarget(target);
   if (!error.empty())
     return emitError() << "target '" << name << "': " << error;
@@ -516,6 +518,12 @@ DeviceAttr::toDescription(std::string &error) const {
   d.maxWeightBytes = getMaxWeightBytes();
   d.maxCompiles = getMaxCompiles();
   d.restart = getRestart().convertToDouble();
+  d.idlePower = getIdlePower().convertToDouble();
+  d.activePower = getActivePower().convertToDouble();
+  d.energyPerFlop = getEnergyPerFlop().convertToDouble();
+  d.energyPerByte = getEnergyPerByte().convertToDouble();
+  d.hostPower = getHostPower().convertToDouble();
+  d.launchEnergy = getLaunchEnergy().convertToDouble();
   d.threads = getThreads();
   d.parallelExponent = getParallelExponent().convertToDouble();
   d.staticShapes = flag(getStaticShapes());
@@ -571,7 +579,9 @@ DeviceAttr DeviceAttr::get(MLIRContext *ctx,
       APFloat(d.regionLaunch), list(modes), APFloat(d.inputWeightEfficiency),
       APFloat(d.compile), APFloat(d.compilePerByte), APFloat(d.reload),
       APFloat(d.reloadPerByte), d.maxWeightBytes, d.maxCompiles,
-      APFloat(d.restart), d.threads, APFloat(d.parallelExponent),
+      APFloat(d.restart), APFloat(d.idlePower), APFloat(d.activePower),
+      APFloat(d.energyPerFlop), APFloat(d.energyPerByte), APFloat(d.hostPower),
+      APFloat(d.launchEnergy), d.threads, APFloat(d.parallelExponent),
       flagAttr(d.staticShapes), d.maxDim, d.maxRank, list(kinds),
       list(d.elementTypes));
 }
@@ -589,6 +599,7 @@ hwcore::TargetDescription TargetAttr::toDescription() const {
   target.defaultLink.bandwidth = getTransferBandwidth().convertToDouble();
   target.defaultLink.convertBandwidth = getConvertBandwidth().convertToDouble();
   target.defaultLink.sync = getSync().convertToDouble();
+  target.staticPower = getStaticPower().convertToDouble();
   for (LinkAttr link : getLinks())
     target.links.push_back({static_cast<hwcore::BackendKind>(link.getFrom()),
                             static_cast<hwcore::BackendKind>(link.getTo()),
@@ -611,7 +622,8 @@ TargetAttr TargetAttr::get(MLIRContext *ctx,
   return TargetAttr::get(ctx, target.name, target.description, devices,
                          APFloat(target.defaultLink.bandwidth),
                          APFloat(target.defaultLink.convertBandwidth),
-                         APFloat(target.defaultLink.sync), links);
+                         APFloat(target.defaultLink.sync), links,
+                         APFloat(target.staticPower));
 }
 
 DeviceAttr TargetAttr::lookup(Backend backend) const {

@@ -254,6 +254,12 @@ def HwAgent_DeviceAttr : HwAgent_Attr<"Device", "device"> {
     HwAgent_Int<"0">:$max_weight_bytes,
     HwAgent_Int<"0">:$max_compiles,
     HwAgent_Real<"0.0">:$restart,
+    HwAgent_Real<"0.0">:$idle_power,
+    HwAgent_Real<"0.0">:$active_power,
+    HwAgent_Real<"0.0">:$energy_per_flop,
+    HwAgent_Real<"0.0">:$energy_per_byte,
+    HwAgent_Real<"0.0">:$host_power,
+    HwAgent_Real<"0.0">:$launch_energy,
     HwAgent_Int<"1">:$threads,
     HwAgent_Real<"1.0">:$parallel_exponent,
     HwAgent_Flag:$static_shapes,
@@ -321,13 +327,15 @@ def HwAgent_TargetAttr : HwAgent_Attr<"Target", "target"> {
     APFloatParameter<"">:$transferBandwidth,
     APFloatParameter<"">:$convertBandwidth,
     APFloatParameter<"">:$sync,
-    OptionalArrayRefParameter<"::mlir::hwagent::LinkAttr", "links">:$links
+    OptionalArrayRefParameter<"::mlir::hwagent::LinkAttr", "links">:$links,
+    HwAgent_Real<"0.0">:$staticPower
   );
   let assemblyFormat = [{
     `<` $name (`description` $description^)? `,`
     `transfer_bandwidth` `=` $transferBandwidth `,`
     `convert_bandwidth` `=` $convertBandwidth `,` `sync` `=` $sync
-    `,` `devices` `=` `[` $devices `]` (`,` `links` `=` `[` $links^ `]`)? `>`
+    `,` `devices` `=` `[` $devices `]` (`,` `links` `=` `[` $links^ `]`)?
+    (`,` `static_power` `=` $staticPower^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -215,6 +215,17 @@ struct AssignBackendsPass
         os << (i ? ", " : " ") << cm::strategyName(each) << " "
            << formatSeconds(entry.results.at(each).plan.total);
       os << "\n";
+      os << "  predicted step energy (modelled):";
+      for (auto [i, each] : llvm::enumerate(cm::kAllStrategies))
+        os << (i ? ", " : " ") << cm::strategyName(each) << " "
+           << formatJoules(entry.results.at(each).plan.joules);
+      os << llvm::formatv(
+          "\n  {0}: programs {1}, boundaries {2}, static {3}, "
+          "idle {4}; average power {5:f2} W\n",
+          cm::strategyName(entry.chosen), formatJoules(plan.programJoules),
+          formatJoules(plan.boundaryJoules), formatJoules(plan.staticJoules),
+          formatJoules(plan.idleJoules),
+          plan.total > 0 ? plan.joules / plan.total : 0.0);
       os << llvm::formatv("  {0}: {1} programs, programs {2}, boundaries {3}; "
                           "lower bound {4} (within {5:f1}%)\n",
                           cm::strategyName(entry.chosen), plan.programs.size(),
@@ -288,6 +299,21 @@ struct AssignBackendsPass
           json.attribute(cm::strategyName(each),
                          seconds(entry.results.at(each).plan.total));
       });
+      // Joules per step under every strategy and the chosen plan's split:
+      // modelled from the target's power values, never measured.
+      json.attributeObject("step_energy", [&] {
+        for (cm::Strategy each : cm::kAllStrategies)
+          json.attribute(cm::strategyName(each),
+                         seconds(entry.results.at(each).plan.joules));
+      });
+      json.attributeObject("energy", [&] {
+        json.attribute("programs", plan.programJoules);
+        json.attribute("boundaries", plan.boundaryJoules);
+        json.attribute("static", plan.staticJoules);
+        json.attribute("idle", plan.idleJoules);
+        json.attribute("average_power",
+                       plan.total > 0 ? plan.joules / plan.total : 0.0);
+      });
       json.attribute("program_time", seconds(plan.programSeconds));
       json.attribute("boundary_time", seconds(plan.boundarySeconds));
       json.attribute("lower_bound", seconds(entry.solution().lowerBound));
@@ -314,6 +340,8 @@ struct AssignBackendsPass
                            cm::weightUpdateName(program.cost.mode));
             json.attribute("weight_bytes", program.cost.weightBytes);
             json.attribute("utilization", program.cost.utilization);
+            json.attribute("joules", program.cost.joules);
+            json.attribute("host_joules", program.cost.hostJoules);
             json.attribute("binding", program.cost.bindingTerm());
             json.attribute("description", p.describeProgram(plan, index));
           });

@@ -24,6 +24,8 @@ namespace mlir::hwagent {
 
 /// "12.3 us" / "4.56 ms" / "1.23 s"; "illegal" for an infinite time.
 std::string formatSeconds(double seconds);
+/// Joules as "12.3 uJ", "4.56 mJ" or "1.23 J".
+std::string formatJoules(double joules);
 
 /// `seconds` to four significant digits: predictions are not more precise
 /// than that, and the IR stays readable.

@@ -160,6 +160,12 @@ struct ProgramCost {
   int64_t weightBytes = 0;
   WeightUpdate mode = WeightUpdate::none;
   double telemetryFactor = 1;
+  /// Joules of the backend while the program runs (active power over its
+  /// seconds, energy per FLOP and per byte of traffic) and of the host
+  /// feeding it (its power over the seconds, the launch energy). Modelled
+  /// from the target's power values, never measured.
+  double joules = 0;
+  double hostJoules = 0;
   /// "compute", "memory", "launch" or "weights": the largest term.
   const char *bindingTerm() const;
 };

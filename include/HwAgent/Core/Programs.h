@@ -54,6 +54,8 @@ struct StepGraph {
   std::vector<std::vector<LinkDescription>> links;
   /// Time multiplier per label from telemetry.
   std::vector<double> telemetryFactor;
+  /// The package's static power (TargetDescription::staticPower).
+  double staticPower = 0;
   CostOptions options;
 
   unsigned numRegions() const { return costs.size(); }
@@ -94,6 +96,15 @@ struct StepPlan {
   double boundarySeconds = 0;
   /// Infinite when a region is placed where it is illegal.
   double total = 0;
+  /// Joules of the step (modelled, docs/cost-model.md "Energy"): its
+  /// programs (backend and host), its boundaries (the host copying and
+  /// converting), the package's static power and every backend's idle
+  /// power while it waits, over the step time.
+  double programJoules = 0;
+  double boundaryJoules = 0;
+  double staticJoules = 0;
+  double idleJoules = 0;
+  double joules = 0;
 
   bool legal() const;
   /// Boundary seconds of the boundaries touching program `p`.

@@ -100,6 +100,19 @@ struct BackendDescription {
   int64_t maxCompiles = 0;
   double restart = 0.0;
 
+  // Power (docs/targets.md; every value from ENERGY-FACTS or marked a
+  // choice). A program on the backend draws `activePower` while it runs
+  // plus `energyPerFlop` per FLOP and `energyPerByte` per byte of its
+  // traffic; the host CPU draws `hostPower` while it feeds the backend and
+  // `launchEnergy` per launch (submission, wake); idle, the backend draws
+  // `idlePower`.
+  double idlePower = 0.0;
+  double activePower = 0.0;
+  double energyPerFlop = 0.0;
+  double energyPerByte = 0.0;
+  double hostPower = 0.0;
+  double launchEnergy = 0.0;
+
   // CPU threading.
   /// Cores the backend's work spreads over, and the scaling of the vector
   /// throughput with them: speedup = threads ^ parallelExponent.
@@ -154,6 +167,9 @@ struct TargetDescription {
   std::vector<LinkDescription> links;
   /// Used for pairs without their own link.
   LinkDescription defaultLink;
+  /// Watts the package draws whatever runs (fabric, memory, always-on
+  /// domains), over the whole step.
+  double staticPower = 0.0;
 
   const BackendDescription *lookup(BackendKind kind) const;
   /// The link from `from` to `to` (the default when not listed).
