@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Reads a partition report (schema hwagent.partition, version 2) and checks
-that the optimal strategy's predicted step time is never worse than any
-baseline's, that it is the sum of its programs and boundaries, and that it
-lies at or above the reported lower bound. Prints one line per function with
+"""Reads a partition report (schema hwagent.partition, version 3) and checks
+that the optimal strategy's objective (step time, joules or their product) is
+never worse than any baseline's, that its step time is the sum of its
+programs and boundaries, and that its objective lies at or above the reported
+lower bound. Prints one line per function with
 every strategy's time (null: no legal placement under that strategy).
 
     hwagent-opt in.mlir --partition-backends="report=r.json" -o /dev/null
@@ -17,18 +18,28 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         report = json.load(f)
-    if report.get("schema") != "hwagent.partition" or report.get("version") != 2:
-        sys.exit(f"{sys.argv[1]}: not a hwagent.partition v2 report")
+    if report.get("schema") != "hwagent.partition" or report.get("version") != 3:
+        sys.exit(f"{sys.argv[1]}: not a hwagent.partition v3 report")
     ok = True
     for fn in report["functions"]:
         times = fn["step_time"]
-        best = times["optimal"]
-        worse = [s for s, t in times.items()
-                 if s != "optimal" and t is not None and t < best * (1 - 1e-9)]
+        objective = fn["objective"]
+
+        def value(s):
+            t, e = times[s], fn["step_energy"][s]
+            if t is None:
+                return None
+            return {"time": t, "energy": e, "edp": e * t}[objective]
+        best = value("optimal")
+        worse = [s for s in times
+                 if s != "optimal" and value(s) is not None and value(s) < best * (1 - 1e-9)]
+        if fn["power_cap"]:
+            worse = [s for s in worse
+                     if fn["step_energy"][s] / times[s] <= fn["power_cap"]]
         line = ", ".join(f"{s} {t * 1e3:.3f} ms" if t is not None else f"{s} illegal"
                          for s, t in times.items())
         parts = fn["program_time"] + fn["boundary_time"]
-        if abs(parts - best) > 1e-9 * max(1.0, best):
+        if abs(parts - times["optimal"]) > 1e-9 * max(1.0, times["optimal"]):
             worse.append(f"programs+boundaries ({parts})")
         if sum(p["seconds"] for p in fn["programs"]) > fn["program_time"] * (1 + 1e-9) + 1e-12:
             worse.append("program sum")

@@ -15,26 +15,25 @@ namespace cm = ::hwcore;
 
 static constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string hwagent::formatSeconds(double seconds) {
-  if (!std::isfinite(seconds))
+/// `value` of `unit` with a prefix for its magnitude: "12.3 u<unit>",
+/// "4.56 m<unit>" or "1.23 <unit>".
+static std::string formatWithPrefix(double value, const char *unit) {
+  if (!std::isfinite(value))
     return "illegal";
-  double magnitude = std::abs(seconds);
+  double magnitude = std::abs(value);
   if (magnitude < 1e-3)
-    return llvm::formatv("{0:f1} us", seconds * 1e6).str();
+    return llvm::formatv("{0:f1} u{1}", value * 1e6, unit).str();
   if (magnitude < 1.0)
-    return llvm::formatv("{0:f2} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:f2} s", seconds).str();
+    return llvm::formatv("{0:f2} m{1}", value * 1e3, unit).str();
+  return llvm::formatv("{0:f2} {1}", value, unit).str();
+}
+
+std::string hwagent::formatSeconds(double seconds) {
+  return formatWithPrefix(seconds, "s");
 }
 
 std::string hwagent::formatJoules(double joules) {
-  if (!std::isfinite(joules))
-    return "illegal";
-  double magnitude = std::abs(joules);
-  if (magnitude < 1e-3)
-    return llvm::formatv("{0:f1} uJ", joules * 1e6).str();
-  if (magnitude < 1.0)
-    return llvm::formatv("{0:f2} mJ", joules * 1e3).str();
-  return llvm::formatv("{0:f2} J", joules).str();
+  return formatWithPrefix(joules, "J");
 }
 
 double hwagent::roundSeconds(double seconds) {
@@ -74,7 +73,8 @@ cm::RegionCost hwagent::regionCost(BackendCostAttr entry,
 
 FailureOr<FunctionPartition>
 FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
-                         bool training, int64_t updateEvery) {
+                         bool training, int64_t updateEvery,
+                         cm::Objective objective, double powerCap) {
   FunctionPartition p;
   p.function = function;
   cm::TargetDescription description = target.toDescription();
@@ -82,6 +82,8 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
   graph.options.training = weightsChangeEveryStep(function, training);
   graph.options.updateEvery = updateEvery;
   graph.staticPower = description.staticPower;
+  graph.objective = objective;
+  graph.powerCap = powerCap;
   WorkloadProfiler profiler(function->getParentOp());
   llvm::SmallPtrSet<Value, 8> resident =
       residentWeights(function, training, profiler);
@@ -185,17 +187,47 @@ FunctionPartition::solve(cm::Strategy strategy) const {
   return std::move(*solution);
 }
 
-double FunctionPartition::standaloneCost(unsigned region,
-                                         unsigned label) const {
+/// The region alone as a program on `label` (illegal when it cannot run
+/// there).
+static cm::ProgramCost aloneOn(const cm::StepGraph &graph, unsigned region,
+                               unsigned label) {
   const cm::RegionCost &cost = graph.costs[region][label];
-  if (!cost.legal)
-    return kInf;
+  if (!cost.legal) {
+    cm::ProgramCost illegal;
+    illegal.legal = false;
+    return illegal;
+  }
   cm::ProgramContext context;
   context.telemetryFactor = graph.telemetryFactor[label];
   const cm::RegionCost *one = &cost;
-  cm::ProgramCost alone =
-      cm::programCost(graph.backends[label], &one, 1, context, graph.options);
+  return cm::programCost(graph.backends[label], &one, 1, context,
+                         graph.options);
+}
+
+double FunctionPartition::standaloneCost(unsigned region,
+                                         unsigned label) const {
+  cm::ProgramCost alone = aloneOn(graph, region, label);
   return alone.legal ? alone.seconds : kInf;
+}
+
+double FunctionPartition::standaloneEnergy(unsigned region,
+                                           unsigned label) const {
+  cm::ProgramCost alone = aloneOn(graph, region, label);
+  return alone.legal ? alone.joules + alone.hostJoules +
+                           graph.staticPower * alone.seconds
+                     : kInf;
+}
+
+std::string FunctionPartition::formatObjective(double value) const {
+  switch (graph.objective) {
+  case cm::Objective::time:
+    return formatSeconds(value);
+  case cm::Objective::energy:
+    return formatJoules(value);
+  case cm::Objective::edp:
+    return llvm::formatv("{0:e2} J*s", value).str();
+  }
+  return formatSeconds(value);
 }
 
 cm::ProgramCost FunctionPartition::programCostOn(const cm::StepPlan &plan,
@@ -341,7 +373,7 @@ std::string FunctionPartition::explain(unsigned region,
         continue;
       std::vector<unsigned> moved = plan.labels;
       moved[region] = label;
-      double delta = cm::evaluatePlan(graph, moved).total - plan.total;
+      double delta = cm::evaluatePlan(graph, moved).objective - plan.objective;
       if (delta < bestDelta) {
         bestDelta = delta;
         runnerUp = label;
@@ -353,20 +385,23 @@ std::string FunctionPartition::explain(unsigned region,
   if (!margins) {
     text += "; margin not computed (large graph)";
   } else if (bestDelta >= 0) {
-    text += llvm::formatv("; margin {0} over {1}", formatSeconds(bestDelta),
+    text += llvm::formatv("; margin {0} over {1}", formatObjective(bestDelta),
                           runnerName)
                 .str();
   } else {
     text += llvm::formatv("; moving it to {0} would save {1} (the strategy "
                           "keeps it here)",
-                          runnerName, formatSeconds(-bestDelta))
+                          runnerName, formatObjective(-bestDelta))
                 .str();
   }
   double alone =
       margins && runnerUp != chosen
           ? standaloneCost(region, runnerUp) - standaloneCost(region, chosen)
           : 0;
-  if (margins && runnerUp != chosen && alone < 0 && bestDelta >= 0) {
+  bool byTime = graph.objective == cm::Objective::time && graph.powerCap == 0;
+  if (!byTime) {
+    // The objective decided; objectiveTrade says what it traded.
+  } else if (margins && runnerUp != chosen && alone < 0 && bestDelta >= 0) {
     text += llvm::formatv("; decided by programs and boundaries: {0} alone "
                           "would be {1} faster, but moving it costs the step "
                           "launches and transfers",
@@ -384,7 +419,40 @@ std::string FunctionPartition::explain(unsigned region,
                             cm::backendName(graph.backends[chosen].kind))
                   .str();
   }
+  text += objectiveTrade(region, chosen);
   if (!illegal.empty())
     text += "; illegal elsewhere: " + illegal;
   return text;
+}
+
+std::string FunctionPartition::objectiveTrade(unsigned region,
+                                              unsigned chosen) const {
+  if (graph.objective == cm::Objective::time && graph.powerCap == 0)
+    return "";
+  std::string text =
+      llvm::formatv("; objective {0}", cm::objectiveName(graph.objective))
+          .str();
+  if (graph.powerCap > 0)
+    text += llvm::formatv(" under a {0:f2} W cap", graph.powerCap).str();
+  // The trade against the fastest backend for the region alone.
+  unsigned fastest = chosen;
+  for (unsigned label = 0; label < graph.numLabels(); ++label)
+    if (graph.legal(region, label) &&
+        standaloneCost(region, label) < standaloneCost(region, fastest))
+      fastest = label;
+  if (fastest == chosen)
+    return text + ": the fastest backend alone too";
+  double slower =
+      standaloneCost(region, chosen) / standaloneCost(region, fastest);
+  double energyRatio =
+      standaloneEnergy(region, fastest) / standaloneEnergy(region, chosen);
+  bool less = energyRatio >= 1;
+  return text + llvm::formatv(": on the {0} {1:f1}x slower than the {2}, "
+                              "{3:f1}x {4} energy (alone)",
+                              cm::backendName(graph.backends[chosen].kind),
+                              slower,
+                              cm::backendName(graph.backends[fastest].kind),
+                              less ? energyRatio : 1 / energyRatio,
+                              less ? "less" : "more")
+                    .str();
 }

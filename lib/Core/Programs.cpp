@@ -52,27 +52,69 @@ double StepPlan::boundarySecondsOf(unsigned p) const {
   return total;
 }
 
+EnergyParts hwcore::detail::stepEnergy(const StepGraph &graph, double seconds,
+                                       double programJoules,
+                                       double boundarySeconds,
+                                       double crossingBytes,
+                                       const std::vector<double> &busy) {
+  EnergyParts parts;
+  parts.programs = programJoules;
+  // The host copies and converts at one core's share of its active power.
+  const BackendDescription &host = graph.backends[graph.hostLabel];
+  parts.boundaries = boundarySeconds * host.activePower /
+                         double(std::max<int64_t>(host.threads, 1)) +
+                     host.energyPerByte * 2.0 * crossingBytes;
+  parts.statics = graph.staticPower * seconds;
+  for (unsigned l = 0; l < graph.numLabels(); ++l) {
+    double running = busy[l] + (l == graph.hostLabel ? boundarySeconds : 0);
+    parts.idle +=
+        graph.backends[l].idlePower * std::max(0.0, seconds - running);
+  }
+  return parts;
+}
+
 void hwcore::detail::priceEnergy(const StepGraph &graph, StepPlan &plan) {
-  // Seconds each label is busy: its programs, and for the host the
-  // boundaries it copies and converts.
   std::vector<double> busy(graph.numLabels(), 0);
+  double programJoules = 0, crossingBytes = 0;
   for (const Program &program : plan.programs) {
     busy[program.label] += program.cost.seconds;
-    plan.programJoules += program.cost.joules + program.cost.hostJoules;
+    programJoules += program.cost.joules + program.cost.hostJoules;
   }
-  const BackendDescription &host = graph.backends[graph.hostLabel];
-  busy[graph.hostLabel] += plan.boundarySeconds;
+  auto labelOf = [&](int p) {
+    return p < 0 ? graph.hostLabel : plan.programs[p].label;
+  };
   for (const StepPlan::Boundary &b : plan.boundaries)
-    if (b.seconds > 0)
-      plan.boundaryJoules += b.seconds * host.activePower /
-                                 double(std::max<int64_t>(host.threads, 1)) +
-                             host.energyPerByte * 2.0 * double(b.bytes);
-  plan.staticJoules = graph.staticPower * plan.total;
-  for (unsigned l = 0; l < graph.numLabels(); ++l)
-    plan.idleJoules +=
-        graph.backends[l].idlePower * std::max(0.0, plan.total - busy[l]);
-  plan.joules = plan.programJoules + plan.boundaryJoules + plan.staticJoules +
-                plan.idleJoules;
+    if (labelOf(b.from) != labelOf(b.to))
+      crossingBytes += double(b.bytes);
+  EnergyParts parts = stepEnergy(graph, plan.total, programJoules,
+                                 plan.boundarySeconds, crossingBytes, busy);
+  plan.programJoules = parts.programs;
+  plan.boundaryJoules = parts.boundaries;
+  plan.staticJoules = parts.statics;
+  plan.idleJoules = parts.idle;
+  plan.joules = parts.total();
+}
+
+double hwcore::objectiveValue(const StepGraph &graph, double seconds,
+                              double joules) {
+  if (!std::isfinite(seconds))
+    return kInf;
+  double value = seconds;
+  switch (graph.objective) {
+  case Objective::time:
+    break;
+  case Objective::energy:
+    value = joules;
+    break;
+  case Objective::edp:
+    value = joules * seconds;
+    break;
+  }
+  // Over the cap: ranked by the relative excess, above every placement
+  // under it (a multiple of kOverCap, so that the excess stays visible).
+  if (graph.powerCap > 0 && seconds > 0 && joules / seconds > graph.powerCap)
+    return kOverCap * (joules / seconds / graph.powerCap);
+  return value;
 }
 
 StepPlan hwcore::evaluatePlan(const StepGraph &graph,
@@ -82,10 +124,24 @@ StepPlan hwcore::evaluatePlan(const StepGraph &graph,
 }
 
 namespace {
+/// No placement's objective is below this: the relaxation in seconds, in
+/// joules, or their product for the energy-delay product (both are lower
+/// bounds of non-negative terms). A power cap only removes placements.
 double lowerBound(const StepGraph &graph, const std::vector<PairEdge> &edges,
                   unsigned *cuts) {
-  return std::max(relaxation(graph, edges, false, cuts),
-                  relaxation(graph, edges, true, cuts));
+  auto bound = [&](const Pricing &pricing) {
+    return std::max(relaxation(graph, edges, false, cuts, pricing),
+                    relaxation(graph, edges, true, cuts, pricing));
+  };
+  switch (graph.objective) {
+  case Objective::time:
+    return bound(Pricing::seconds(graph));
+  case Objective::energy:
+    return bound(Pricing::joules(graph));
+  case Objective::edp:
+    return bound(Pricing::seconds(graph)) * bound(Pricing::joules(graph));
+  }
+  return 0;
 }
 } // namespace
 
@@ -152,15 +208,24 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
       bestLabels = labels;
     }
   };
-  for (bool optimistic : {false, true}) {
-    PartitionProblem problem = surrogate(graph, edges, optimistic);
-    std::string cutError;
-    if (std::optional<PartitionResult> cut = solvePairwise(problem, cutError)) {
-      solution.cuts += cut->cuts;
-      consider(
-          std::vector<unsigned>(cut->labels.begin(), cut->labels.begin() + n));
+  // Surrogates in the objective's unit; in both for the energy-delay
+  // product and under a power cap (fast and frugal candidates).
+  std::vector<Pricing> pricings;
+  if (graph.objective != Objective::energy)
+    pricings.push_back(Pricing::seconds(graph));
+  if (needsEnergy(graph))
+    pricings.push_back(Pricing::joules(graph));
+  for (const Pricing &pricing : pricings)
+    for (bool optimistic : {false, true}) {
+      PartitionProblem problem = surrogate(graph, edges, optimistic, pricing);
+      std::string cutError;
+      if (std::optional<PartitionResult> cut =
+              solvePairwise(problem, cutError)) {
+        solution.cuts += cut->cuts;
+        consider(std::vector<unsigned>(cut->labels.begin(),
+                                       cut->labels.begin() + n));
+      }
     }
-  }
   for (Strategy s : kAllStrategies)
     if (s != Strategy::optimal)
       consider(baseline(s));
@@ -181,14 +246,14 @@ StepPlan hwcore::solveStepBruteForce(const StepGraph &graph) {
   Evaluator evaluator(graph);
   std::vector<unsigned> labels(n, 0);
   StepPlan best;
-  best.total = kInf;
+  best.total = best.objective = kInf;
   while (true) {
     bool legal = true;
     for (unsigned v = 0; v < n && legal; ++v)
       legal = graph.legal(v, labels[v]);
     if (legal) {
       StepPlan plan = evaluator.evaluate(labels);
-      if (plan.total < best.total)
+      if (plan.objective < best.objective)
         best = std::move(plan);
     }
     unsigned i = 0;

@@ -5,9 +5,45 @@
 
 namespace hwcore::detail {
 
-/// The region alone as a program on `label` (kInf when illegal).
+Pricing Pricing::seconds(const StepGraph &graph) {
+  Pricing p;
+  p.power.assign(graph.numLabels(), 1.0);
+  p.perFlop.assign(graph.numLabels(), 0.0);
+  p.perLaunch.assign(graph.numLabels(), 0.0);
+  return p;
+}
+
+Pricing Pricing::joules(const StepGraph &graph) {
+  Pricing p;
+  for (const BackendDescription &b : graph.backends) {
+    p.power.push_back(b.activePower + b.hostPower + graph.staticPower);
+    p.perFlop.push_back(b.energyPerFlop);
+    p.perLaunch.push_back(b.launchEnergy);
+  }
+  const BackendDescription &host = graph.backends[graph.hostLabel];
+  p.boundaryPower =
+      graph.staticPower +
+      host.activePower / double(std::max<int64_t>(host.threads, 1));
+  p.perByte = 2.0 * host.energyPerByte;
+  return p;
+}
+
+double Pricing::program(const StepGraph &graph, unsigned label,
+                        const ProgramCost &cost) const {
+  if (perFlop[label] == 0 && perLaunch[label] == 0 && power[label] == 1.0)
+    return cost.seconds;
+  // A program's own joules, and the static power over its seconds.
+  return cost.joules + cost.hostJoules + graph.staticPower * cost.seconds;
+}
+
+double Pricing::launch(const StepGraph &graph, unsigned label) const {
+  return power[label] * graph.backends[label].launch *
+             graph.telemetryFactor[label] +
+         perLaunch[label];
+}
+
 double standalone(const StepGraph &graph, unsigned v, unsigned label,
-                  double utilizationFlops) {
+                  double utilizationFlops, const Pricing *pricing) {
   const RegionCost &cost = graph.costs[v][label];
   if (!cost.legal)
     return kInf;
@@ -16,7 +52,9 @@ double standalone(const StepGraph &graph, unsigned v, unsigned label,
   context.utilizationFlops = utilizationFlops;
   ProgramCost program =
       programCost(graph.backends[label], {&cost}, context, graph.options);
-  return program.legal ? program.seconds : kInf;
+  if (!program.legal)
+    return kInf;
+  return pricing ? pricing->program(graph, label, program) : program.seconds;
 }
 
 std::vector<PairEdge> mergeEdges(const StepGraph &graph) {
@@ -68,8 +106,8 @@ std::vector<PairEdge> mergeEdges(const StepGraph &graph) {
 /// one). `optimistic`: a region's utilization is that of the largest
 /// program it could join (the legal component around it).
 PartitionProblem surrogate(const StepGraph &graph,
-                           const std::vector<PairEdge> &edges,
-                           bool optimistic) {
+                           const std::vector<PairEdge> &edges, bool optimistic,
+                           const Pricing &pricing) {
   const unsigned n = graph.numRegions(), L = graph.numLabels();
   std::vector<std::vector<double>> componentFlops(L);
   if (optimistic)
@@ -96,7 +134,8 @@ PartitionProblem surrogate(const StepGraph &graph,
     double *unary = problem.addNodeCosts(0.0);
     for (unsigned l = 0; l < L; ++l)
       unary[l] = standalone(
-          graph, v, l, componentFlops[l].empty() ? 0 : componentFlops[l][v]);
+          graph, v, l, componentFlops[l].empty() ? 0 : componentFlops[l][v],
+          &pricing);
   }
   problem.addNodeCosts(kInf)[graph.hostLabel] = 0;
   for (const PairEdge &e : edges) {
@@ -104,13 +143,12 @@ PartitionProblem surrogate(const StepGraph &graph,
     for (unsigned a = 0; a < L; ++a)
       for (unsigned b = 0; b < L; ++b)
         if (a != b)
-          cost[a * L + b] =
-              linkCost(graph.links[a][b], e.bytes, e.convertBytes);
+          cost[a * L + b] = pricing.boundary(
+              linkCost(graph.links[a][b], e.bytes, e.convertBytes),
+              double(e.bytes));
     if (e.forest)
-      for (unsigned l = 0; l < L; ++l) {
-        const BackendDescription &b = graph.backends[l];
-        cost[l * L + l] -= b.launch * graph.telemetryFactor[l];
-      }
+      for (unsigned l = 0; l < L; ++l)
+        cost[l * L + l] -= pricing.launch(graph, l);
   }
   return problem;
 }
@@ -122,26 +160,26 @@ PartitionProblem surrogate(const StepGraph &graph,
 /// launch at all. With three labels the accelerators are merged into one
 /// label priced at their cheaper terms, so that the min-cut stays exact.
 double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
-                  bool launches, unsigned *cuts) {
+                  bool launches, unsigned *cuts, const Pricing &pricing) {
   const unsigned n = graph.numRegions(), L = graph.numLabels();
   auto unaryOf = [&](unsigned v, unsigned l) {
     const RegionCost &c = graph.costs[v][l];
     if (!c.legal)
       return kInf;
-    const BackendDescription &b = graph.backends[l];
     double work =
         std::max(std::min(c.compute, c.computeInputWeights), c.memory);
-    double t = work + c.regionLaunch + (launches ? b.launch : 0);
-    return t * graph.telemetryFactor[l];
+    double t = (work + c.regionLaunch) * graph.telemetryFactor[l];
+    return pricing.power[l] * t + pricing.perFlop[l] * double(c.flops) +
+           (launches ? pricing.launch(graph, l) : 0.0);
   };
   auto edgeOf = [&](const PairEdge &e, unsigned a, unsigned b) {
     if (a == b)
-      return launches && e.from < n && e.to < n
-                 ? -graph.backends[a].launch * graph.telemetryFactor[a]
-                 : 0.0;
+      return launches && e.from < n && e.to < n ? -pricing.launch(graph, a)
+                                                : 0.0;
     LinkDescription link = graph.links[a][b];
     link.sync = 0;
-    return linkCost(link, e.bytes, e.convertBytes);
+    return pricing.boundary(linkCost(link, e.bytes, e.convertBytes),
+                            double(e.bytes));
   };
   // Label groups: the host's label alone, and (with three or more labels)
   // every other label merged.

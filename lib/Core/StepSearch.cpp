@@ -249,7 +249,7 @@ unsigned refine(const StepGraph &graph, Evaluator &evaluator, StepPlan &plan,
     MoveQueue candidates(kHopefulExtra);
     candidateMoves(graph, plan, neighbours, candidates);
     std::vector<unsigned> labels = plan.labels;
-    double best = plan.total;
+    double best = plan.objective;
     bool improved = false;
     unsigned extra = 0;
     while (!candidates.empty()) {

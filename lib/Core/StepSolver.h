@@ -25,8 +25,24 @@
 
 namespace hwcore::detail {
 
+/// Joules of a step by part (docs/cost-model.md "Energy").
+struct EnergyParts {
+  double programs = 0, boundaries = 0, statics = 0, idle = 0;
+  double total() const { return programs + boundaries + statics + idle; }
+};
+/// The step's energy from its seconds, its programs' joules, its boundary
+/// seconds and the bytes crossing between labels, and the seconds each
+/// label's programs run (`busy`, one per label; the host's boundaries are
+/// added here).
+EnergyParts stepEnergy(const StepGraph &graph, double seconds,
+                       double programJoules, double boundarySeconds,
+                       double crossingBytes, const std::vector<double> &busy);
 /// Fills in the energy of an evaluated plan (StepPlan::joules).
 void priceEnergy(const StepGraph &graph, StepPlan &plan);
+/// Whether the objective or a power cap needs each placement's joules.
+inline bool needsEnergy(const StepGraph &graph) {
+  return graph.objective != Objective::time || graph.powerCap > 0;
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -112,7 +128,8 @@ public:
 
   unsigned evaluations = 0;
 
-  /// The exact step time of `labels` (infinite when illegal).
+  /// The exact objective of `labels` (infinite when illegal): the step
+  /// time unless the graph asks for energy (objectiveValue).
   double total(const std::vector<unsigned> &labels) {
     ++evaluations;
     const unsigned n = graph.numRegions(), L = graph.numLabels();
@@ -136,7 +153,7 @@ public:
     }
     crossFrom.clear();
     crossTo.clear();
-    double boundary = 0;
+    double boundary = 0, crossingBytes = 0;
     for (const StepGraph::Edge &e : graph.edges) {
       int from = e.from == n ? -1 : int(programOf[e.from]);
       int to = e.to == n ? -1 : int(programOf[e.to]);
@@ -150,6 +167,7 @@ public:
       LinkDescription link = graph.links[la][lb];
       link.sync = 0;
       boundary += linkCost(link, e.bytes, e.convertBytes);
+      crossingBytes += double(e.bytes);
       crossFrom.push_back(from + 1);
       crossTo.push_back(to + 1);
     }
@@ -178,14 +196,26 @@ public:
           ++weightPrograms[programLabel[p]];
           break;
         }
-    double programs = 0;
+    double programs = 0, programJoules = 0;
+    bool energy = needsEnergy(graph);
+    if (energy)
+      busy.assign(L, 0);
     for (unsigned p = 0; p < count; ++p) {
       ProgramCost cost = priced(p);
       if (!cost.legal)
         return kInf;
       programs += cost.seconds;
+      if (energy) {
+        programJoules += cost.joules + cost.hostJoules;
+        busy[programLabel[p]] += cost.seconds;
+      }
     }
-    return programs + boundary;
+    lastSeconds = programs + boundary;
+    lastJoules = energy ? stepEnergy(graph, lastSeconds, programJoules,
+                                     boundary, crossingBytes, busy)
+                              .total()
+                        : 0;
+    return objectiveValue(graph, lastSeconds, lastJoules);
   }
 
   /// The placement with its programs, in a topological order, and its
@@ -193,7 +223,8 @@ public:
   StepPlan evaluate(const std::vector<unsigned> &labels) {
     StepPlan plan;
     plan.labels = labels;
-    plan.total = total(labels);
+    plan.objective = total(labels);
+    plan.total = std::isfinite(plan.objective) ? lastSeconds : kInf;
     if (!std::isfinite(plan.total))
       return plan;
     const unsigned n = graph.numRegions();
@@ -324,6 +355,8 @@ private:
   std::vector<int> level, exits, first;
   std::vector<const RegionCost *> members;
   std::vector<int64_t> weightPrograms;
+  std::vector<double> busy;
+  double lastSeconds = 0, lastJoules = 0;
   std::vector<unsigned> crossFrom, crossTo, pairOf, pairsPerLink;
   std::vector<bool> pairSeen;
   PairGrouper grouper;
@@ -337,17 +370,41 @@ struct PairEdge {
   bool forest = false;
 };
 
-/// The region alone as a program on `label` (kInf when illegal).
+/// How the surrogate and the relaxation price what they count: in
+/// seconds, or in joules (docs/cost-model.md "Energy"): per label the watts
+/// a second of its programs costs (the backend's active power, the host's
+/// feeding power and the package's static power), joules per FLOP and per
+/// launch; per boundary second the watts of the host copying plus the
+/// static power, and joules per byte crossing.
+struct Pricing {
+  std::vector<double> power, perFlop, perLaunch;
+  double boundaryPower = 1, perByte = 0;
+  static Pricing seconds(const StepGraph &graph);
+  static Pricing joules(const StepGraph &graph);
+  /// A program alone, priced.
+  double program(const StepGraph &graph, unsigned label,
+                 const ProgramCost &cost) const;
+  /// `seconds` of boundary moving `bytes`, priced.
+  double boundary(double seconds, double bytes) const {
+    return boundaryPower * seconds + perByte * bytes;
+  }
+  /// A launch on `label` (refunded where regions share one), priced.
+  double launch(const StepGraph &graph, unsigned label) const;
+};
+
+/// The region alone as a program on `label` (kInf when illegal), priced.
 double standalone(const StepGraph &graph, unsigned v, unsigned label,
-                  double utilizationFlops = 0);
+                  double utilizationFlops = 0,
+                  const Pricing *pricing = nullptr);
 /// Edges merged per ordered pair of nodes, each pair's forest edge marked.
 std::vector<PairEdge> mergeEdges(const StepGraph &graph);
 /// The pairwise surrogate of the step (StepBound.cpp).
 PartitionProblem surrogate(const StepGraph &graph,
-                           const std::vector<PairEdge> &edges, bool optimistic);
-/// A relaxation no placement beats (StepBound.cpp).
+                           const std::vector<PairEdge> &edges, bool optimistic,
+                           const Pricing &pricing);
+/// A relaxation no placement beats (StepBound.cpp), in the pricing's unit.
 double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
-                  bool launches, unsigned *cuts);
+                  bool launches, unsigned *cuts, const Pricing &pricing);
 /// Each region's cheapest label as a program of its own.
 std::vector<unsigned> localLabels(const StepGraph &graph);
 /// `preferred` where legal, else `labels`.

@@ -29,6 +29,13 @@ constexpr const char *kStrategyDescriptions[] = {
     "everything legal on the GPU"};
 static_assert(std::size(kStrategyDescriptions) == kAllStrategies.size(),
               "descriptions");
+constexpr const char *kObjectiveNames[] = {"time", "energy", "edp"};
+static_assert(std::size(kObjectiveNames) == kAllObjectives.size(), "names");
+constexpr const char *kObjectiveDescriptions[] = {
+    "the step's seconds (default)", "the step's joules (modelled)",
+    "energy-delay product: joules x seconds"};
+static_assert(std::size(kObjectiveDescriptions) == kAllObjectives.size(),
+              "descriptions");
 constexpr const char *kWeightUpdateNames[] = {"none", "input", "recompile",
                                               "reload"};
 static_assert(std::size(kWeightUpdateNames) == kNumWeightUpdates, "names");
@@ -73,6 +80,15 @@ const char *hwcore::strategyDescription(Strategy strategy) {
 }
 std::optional<Strategy> hwcore::parseStrategyName(std::string_view name) {
   return lookup<Strategy>(kStrategyNames, name);
+}
+const char *hwcore::objectiveName(Objective objective) {
+  return nameOf(kObjectiveNames, static_cast<unsigned>(objective));
+}
+const char *hwcore::objectiveDescription(Objective objective) {
+  return nameOf(kObjectiveDescriptions, static_cast<unsigned>(objective));
+}
+std::optional<Objective> hwcore::parseObjectiveName(std::string_view name) {
+  return lookup<Objective>(kObjectiveNames, name);
 }
 std::optional<BackendKind> hwcore::fixedBackend(Strategy strategy) {
   switch (strategy) {

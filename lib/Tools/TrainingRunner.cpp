@@ -325,6 +325,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
     }
     partition.target = options.target;
     partition.strategy = options.strategy;
+    partition.objective = options.objective;
+    partition.powerCap = options.powerCap;
     buildPartitionBackendsPipeline(pm, partition);
   }
   pm.addPass(createLowerToRuntime());

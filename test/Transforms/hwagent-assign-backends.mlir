@@ -26,7 +26,7 @@
 
 // RUN: hwagent-opt %s --hwagent-assign-backends="report=-" -o /dev/null | FileCheck %s --check-prefix=REPORT
 // REPORT:      "schema": "hwagent.partition",
-// REPORT-NEXT: "version": 2,
+// REPORT-NEXT: "version": 3,
 // REPORT-NEXT: "target": "simple",
 // REPORT-NEXT: "strategy": "optimal",
 // REPORT-NEXT: "simulated_backends": [
@@ -47,6 +47,8 @@
 // REPORT-NEXT:   "programs": 0,
 // REPORT:      "program_time": {{0.0016|0.00159}}{{[0-9]*}},
 // REPORT-NEXT: "boundary_time": 0.000224{{[0-9]*}},
+// REPORT-NEXT: "objective": "time",
+// REPORT-NEXT: "power_cap": 0,
 // REPORT-NEXT: "lower_bound": {{.*}},
 // REPORT-NEXT: "gap_to_lower_bound": {{.*}},
 // REPORT:      "programs": [

@@ -197,33 +197,37 @@ StepGraph randomGraph(std::mt19937 &rng, unsigned n, unsigned labels) {
 /// never above it by more than the worst gap seen (printed), the lower
 /// bound never above it.
 void compareWithBruteForce(unsigned labels, unsigned maxRegions, int trials,
-                           double allowedGap) {
+                           double allowedGap,
+                           Objective objective = Objective::time) {
   std::mt19937 rng(labels * 101);
   double worst = 0;
   int exact = 0;
   for (int trial = 0; trial < trials; ++trial) {
     unsigned n = 2 + trial % (maxRegions - 1);
     StepGraph g = randomGraph(rng, n, labels);
+    g.objective = objective;
+    g.staticPower = 0.2;
     std::string error;
     std::optional<StepSolution> solution =
         solveStep(g, Strategy::optimal, error);
     ASSERT_TRUE(solution) << error;
     StepPlan best = solveStepBruteForce(g);
     ASSERT_TRUE(best.legal());
-    double total = solution->plan.total;
-    EXPECT_GE(total, best.total * (1 - 1e-12)) << "trial " << trial;
-    EXPECT_LE(solution->lowerBound, best.total * (1 + 1e-12))
+    double value = solution->plan.objective;
+    EXPECT_GE(value, best.objective * (1 - 1e-12)) << "trial " << trial;
+    EXPECT_LE(solution->lowerBound, best.objective * (1 + 1e-12))
         << "trial " << trial;
-    double gap = total / best.total - 1;
+    double gap = value / best.objective - 1;
     worst = std::max(worst, gap);
     exact += gap < 1e-9;
     // Every baseline is priced too: the optimum is never worse than them.
     for (Strategy s : {Strategy::greedy, Strategy::local, Strategy::cpu})
-      EXPECT_LE(total, solveStep(g, s, error)->plan.total * (1 + 1e-12));
+      EXPECT_LE(value, solveStep(g, s, error)->plan.objective * (1 + 1e-12));
   }
-  std::printf(
-      "  %u backends, up to %u regions: %d/%d optimal, worst gap %.2f%%\n",
-      labels, maxRegions, exact, trials, 100 * worst);
+  std::printf("  %u backends, up to %u regions, objective %s: %d/%d optimal, "
+              "worst gap %.2f%%\n",
+              labels, maxRegions, objectiveName(objective), exact, trials,
+              100 * worst);
   EXPECT_LE(worst, allowedGap);
   EXPECT_GE(exact, trials * 7 / 10);
 }
@@ -234,6 +238,43 @@ TEST(Programs, TwoBackendsAgainstBruteForce) {
 
 TEST(Programs, ThreeBackendsAgainstBruteForce) {
   compareWithBruteForce(3, 9, 150, 0.10);
+}
+
+TEST(Programs, EnergyObjectivesAgainstBruteForce) {
+  // The same search and bound in joules and in joules x seconds.
+  compareWithBruteForce(2, 12, 120, 0.05, Objective::energy);
+  compareWithBruteForce(3, 8, 80, 0.10, Objective::energy);
+  compareWithBruteForce(2, 12, 120, 0.05, Objective::edp);
+}
+
+TEST(Programs, PowerCapKeepsTheFastestPlacementUnderIt) {
+  // Three regions that are fastest on the GPU (high power) and frugal on
+  // the ANE: under a cap below the GPU's power the fastest placement that
+  // fits is chosen, and a cap below every placement's power is reported as
+  // the excess over it.
+  StepGraph g = emptyGraph(3);
+  for (int i = 0; i < 3; ++i)
+    g.costs.push_back({cost(BackendKind::cpu, 5e-2, 2000000000),
+                       cost(BackendKind::ane, 2e-2, 2000000000),
+                       cost(BackendKind::gpu, 1e-2, 2000000000)});
+  g.edges = {
+      {3, 0, 4096, 4096}, {0, 1, 4096, 4096}, {1, 2, 4096, 4096}, {2, 3, 4, 4}};
+  std::string error;
+  StepPlan fastest = solveStep(g, Strategy::optimal, error)->plan;
+  EXPECT_EQ(fastest.labels, (std::vector<unsigned>{2, 2, 2}));
+  double gpuPower = fastest.averagePower();
+  StepPlan onAne = evaluatePlan(g, {1, 1, 1});
+  ASSERT_LT(onAne.averagePower(), gpuPower);
+  g.powerCap = (onAne.averagePower() + gpuPower) / 2;
+  StepPlan capped = solveStep(g, Strategy::optimal, error)->plan;
+  EXPECT_LE(capped.averagePower(), g.powerCap);
+  EXPECT_LT(capped.objective, kOverCap);
+  EXPECT_GT(capped.total, fastest.total);
+  // Under an impossible cap the search still returns its lowest-power
+  // placement, marked over the cap.
+  g.powerCap = 1e-3;
+  StepPlan over = solveStep(g, Strategy::optimal, error)->plan;
+  EXPECT_GE(over.objective, kOverCap);
 }
 
 TEST(Programs, StrategiesAndErrors) {

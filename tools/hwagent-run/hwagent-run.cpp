@@ -111,6 +111,17 @@ static cl::opt<hwcore::Strategy> strategy("strategy",
                                           cl::init(hwcore::Strategy::optimal),
                                           hwagent::strategyValues(),
                                           cl::cat(runCategory));
+static cl::opt<hwcore::Objective>
+    objective("objective",
+              cl::desc("What the optimal placement minimizes (modelled energy "
+                       "from the target's power values)"),
+              cl::init(hwcore::Objective::time), hwagent::objectiveValues(),
+              cl::cat(runCategory));
+static cl::opt<double>
+    powerCap("power-cap",
+             cl::desc("Most average watts the placement may draw over the "
+                      "step (modelled; 0 = no cap)"),
+             cl::init(0.0), cl::cat(runCategory));
 static cl::opt<std::string> partitionOptions(
     "partition-options",
     cl::desc("Further partition-backends options, e.g. \"backends=cpu,ane\""),
@@ -278,6 +289,8 @@ int main(int argc, char **argv) {
       if (hwcore::fixedBackend(s) == kind)
         options.strategy = s;
   }
+  options.objective = objective;
+  options.powerCap = powerCap;
   options.partitionOptions = partitionOptions;
   options.kernelMinFlops = kernelMinFlops;
   options.seed = seed;

@@ -31,7 +31,7 @@ using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
 /// Version of the partition report schema (docs/partitioning.md).
-static constexpr int64_t kPartitionSchemaVersion = 2;
+static constexpr int64_t kPartitionSchemaVersion = 3;
 
 /// Beyond this many regions explanations do not price each region's move.
 static constexpr size_t kExactMarginRegions = 3000;
@@ -66,6 +66,13 @@ struct AssignBackendsPass
     IntegerAttr updateEvery =
         dialect->getUpdateEveryAttrHelper().getAttr(module);
 
+    if (!std::isfinite(static_cast<double>(powerCap)) || powerCap < 0) {
+      mlir::emitError(module.getLoc())
+          << "hwagent-assign-backends: power-cap must be a finite "
+             "non-negative number of watts (0 = no cap), got "
+          << static_cast<double>(powerCap);
+      return signalPassFailure();
+    }
     std::vector<Solved> solved;
     for (auto function : module.getOps<FunctionOpInterface>()) {
       if (function.isExternal())
@@ -83,7 +90,7 @@ struct AssignBackendsPass
       }
       FailureOr<FunctionPartition> partition = FunctionPartition::build(
           function, target, !training || training.getValue(),
-          updateEvery ? updateEvery.getInt() : 1);
+          updateEvery ? updateEvery.getInt() : 1, objective, powerCap);
       if (failed(partition))
         return signalPassFailure();
       Solved entry{std::move(*partition), {}, strategy};
@@ -103,6 +110,26 @@ struct AssignBackendsPass
                              << cm::strategyName(strategy)
                              << "' found no placement the target can run";
         return signalPassFailure();
+      }
+      if (powerCap > 0 && entry.plan().objective >= cm::kOverCap) {
+        const cm::StepPlan &plan = entry.plan();
+        InFlightDiagnostic diag = strategy == cm::Strategy::optimal
+                                      ? function.emitError()
+                                      : function.emitWarning();
+        diag << "hwagent-assign-backends: no placement "
+             << (strategy == cm::Strategy::optimal
+                     ? "found"
+                     : "of strategy '" +
+                           std::string(cm::strategyName(strategy)) + "'")
+             << " fits power-cap="
+             << llvm::formatv(powerCap >= 0.01 ? "{0:f2}" : "{0:e2}",
+                              static_cast<double>(powerCap))
+             << " W: the lowest average power "
+             << (strategy == cm::Strategy::optimal ? "found " : "") << "is "
+             << llvm::formatv("{0:f2}", plan.averagePower())
+             << " W (modelled) at " << formatSeconds(plan.total) << " per step";
+        if (strategy == cm::Strategy::optimal)
+          return signalPassFailure();
       }
       solved.push_back(std::move(entry));
     }
@@ -188,6 +215,10 @@ struct AssignBackendsPass
       os << llvm::formatv("hwagent partition of @{0} for {1} (strategy {2}",
                           p.getFunction().getName(), target.getName(),
                           cm::strategyName(entry.chosen));
+      if (graph.objective != cm::Objective::time)
+        os << ", objective " << cm::objectiveName(graph.objective);
+      if (graph.powerCap > 0)
+        os << llvm::formatv(", power cap {0:f2} W", graph.powerCap);
       for (unsigned label = 0; label < graph.numLabels(); ++label)
         if (p.isSimulated(label))
           os << "; " << cm::backendName(p.getBackend(label))
@@ -231,15 +262,18 @@ struct AssignBackendsPass
                           cm::strategyName(entry.chosen), plan.programs.size(),
                           formatSeconds(plan.programSeconds),
                           formatSeconds(plan.boundarySeconds),
-                          formatSeconds(entry.solution().lowerBound),
+                          p.formatObjective(entry.solution().lowerBound),
                           gapPercent(entry.solution()));
     }
   }
 
+  /// How far the plan's objective may be above the optimum (over a power
+  /// cap: unknown, 0).
   static double gapPercent(const cm::StepSolution &s) {
-    if (!(s.plan.total > 0) || !std::isfinite(s.plan.total))
+    double value = s.plan.objective;
+    if (!(value > 0) || !std::isfinite(value) || value >= cm::kOverCap)
       return 0;
-    return 100.0 * (s.plan.total - s.lowerBound) / s.plan.total;
+    return 100.0 * (value - s.lowerBound) / value;
   }
 
   LogicalResult writeReport(ModuleOp module, TargetAttr target,
@@ -316,7 +350,10 @@ struct AssignBackendsPass
       });
       json.attribute("program_time", seconds(plan.programSeconds));
       json.attribute("boundary_time", seconds(plan.boundarySeconds));
-      json.attribute("lower_bound", seconds(entry.solution().lowerBound));
+      // The objective and its lower bound: seconds, joules or joule-seconds.
+      json.attribute("objective", cm::objectiveName(p.getGraph().objective));
+      json.attribute("power_cap", p.getGraph().powerCap);
+      json.attribute("lower_bound", entry.solution().lowerBound);
       json.attribute("gap_to_lower_bound",
                      gapPercent(entry.solution()) / 100.0);
       json.attribute("evaluations", entry.solution().evaluations);

@@ -27,6 +27,8 @@ void hwagent::buildPartitionBackendsPipeline(
   pm.addPass(createEstimateCosts(estimate));
   AssignBackendsOptions assign;
   assign.strategy = options.strategy;
+  assign.objective = options.objective;
+  assign.powerCap = options.powerCap;
   assign.explain = options.explain;
   assign.report = options.report;
   assign.dot = options.dot;

@@ -34,6 +34,16 @@ struct StrategyValues {
 };
 inline StrategyValues strategyValues() { return {}; }
 
+/// The objectives as command-line values, from the vocabulary.
+struct ObjectiveValues {
+  template <typename Opt> void apply(Opt &option) const {
+    for (::hwcore::Objective o : ::hwcore::kAllObjectives)
+      option.getParser().addLiteralOption(::hwcore::objectiveName(o), o,
+                                          ::hwcore::objectiveDescription(o));
+  }
+};
+inline ObjectiveValues objectiveValues() { return {}; }
+
 /// The default of hwagent-linalg-to-kernels' min-flops (and of
 /// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).
 constexpr int64_t kDefaultKernelMinFlops = 65536;
@@ -66,6 +76,14 @@ struct PartitionBackendsOptions
   Option<::hwcore::Strategy> strategy{
       *this, "strategy", llvm::cl::desc("Assignment strategy"),
       llvm::cl::init(::hwcore::Strategy::optimal), strategyValues()};
+  Option<::hwcore::Objective> objective{
+      *this, "objective",
+      llvm::cl::desc("What the optimal placement minimizes"),
+      llvm::cl::init(::hwcore::Objective::time), objectiveValues()};
+  Option<double> powerCap{
+      *this, "power-cap",
+      llvm::cl::desc("Most average watts over the step (0 = no cap)"),
+      llvm::cl::init(0.0)};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("One remark per region"),
                        llvm::cl::init(false)};

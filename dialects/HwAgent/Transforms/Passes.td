@@ -142,6 +142,10 @@ def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
     - `strategy`: optimal (default), greedy (offload everything an
       accelerator supports), local (cheapest backend per region, boundaries
       ignored), cpu, ane, gpu; the others are always computed for the report;
+    - `objective`: what optimal minimizes: time (default), energy (the
+      step's modelled joules) or edp (joules x seconds);
+    - `power-cap=<W>`: the average power over the step may not exceed it;
+      optimal finds the best placement under it or fails saying none fits;
     - `explain`: one remark per region: chosen backend, time on each
       backend, margin to the runner-up, what decided;
     - `report=<file|->`: JSON (schema hwagent.partition v1);
@@ -152,6 +156,13 @@ def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
     Option<"strategy", "strategy", "::hwcore::Strategy",
            "::hwcore::Strategy::optimal", "Assignment strategy",
            [{::mlir::hwagent::strategyValues()}]>,
+    Option<"objective", "objective", "::hwcore::Objective",
+           "::hwcore::Objective::time",
+           "What the optimal placement minimizes",
+           [{::mlir::hwagent::objectiveValues()}]>,
+    Option<"powerCap", "power-cap", "double", "0.0",
+           "Most average watts a placement may draw over the step "
+           "(0 = no cap)">,
     Option<"explain", "explain", "bool", "false",
            "Emit one remark per region explaining its placement">,
     Option<"report", "report", "std::string", "\"\"",

@@ -50,9 +50,11 @@ public:
   /// Fails with a diagnostic when a region lacks costs for a backend of
   /// the target or no backend can run it. `updateEvery`: steps per weight
   /// update (weight handling is spread over them).
-  static FailureOr<FunctionPartition> build(FunctionOpInterface function,
-                                            TargetAttr target, bool training,
-                                            int64_t updateEvery = 1);
+  static FailureOr<FunctionPartition>
+  build(FunctionOpInterface function, TargetAttr target, bool training,
+        int64_t updateEvery = 1,
+        ::hwcore::Objective objective = ::hwcore::Objective::time,
+        double powerCap = 0);
 
   FunctionOpInterface getFunction() const { return function; }
   MutableArrayRef<RegionOp> getRegions() const { return regions; }
@@ -70,6 +72,14 @@ public:
 
   /// The region alone as a program on `label` (its #hwagent.costs entry).
   double standaloneCost(unsigned region, unsigned label) const;
+  /// Its joules alone on `label` (the program's, the host's and the
+  /// package's static power over its seconds).
+  double standaloneEnergy(unsigned region, unsigned label) const;
+  /// An objective's value as text: seconds, joules or joule-seconds.
+  std::string formatObjective(double value) const;
+  /// What the objective traded for region's placement on `chosen` (empty
+  /// under the time objective without a cap).
+  std::string objectiveTrade(unsigned region, unsigned chosen) const;
   /// Program `program` of `plan` if it were placed on `label` (illegal when
   /// one of its regions cannot run there).
   ::hwcore::ProgramCost programCostOn(const ::hwcore::StepPlan &plan,

@@ -56,6 +56,10 @@ struct StepGraph {
   std::vector<double> telemetryFactor;
   /// The package's static power (TargetDescription::staticPower).
   double staticPower = 0;
+  /// What the optimal placement minimizes, and the most average watts a
+  /// placement may draw over the step (0 = no cap).
+  Objective objective = Objective::time;
+  double powerCap = 0;
   CostOptions options;
 
   unsigned numRegions() const { return costs.size(); }
@@ -105,11 +109,22 @@ struct StepPlan {
   double staticJoules = 0;
   double idleJoules = 0;
   double joules = 0;
+  /// What the search minimized (objectiveValue of seconds and joules).
+  double objective = 0;
+
+  /// Average watts over the step.
+  double averagePower() const { return total > 0 ? joules / total : 0; }
 
   bool legal() const;
   /// Boundary seconds of the boundaries touching program `p`.
   double boundarySecondsOf(unsigned p) const;
 };
+
+/// The value `graph.objective` gives a step of `seconds` and `joules`:
+/// seconds, joules or their product; a placement over the power cap costs
+/// more than any under it (kOverCap times its power over the cap).
+double objectiveValue(const StepGraph &graph, double seconds, double joules);
+inline constexpr double kOverCap = 1e30;
 
 /// Forms the programs of `labels` and prices the step.
 StepPlan evaluatePlan(const StepGraph &graph,

@@ -105,6 +105,21 @@ std::optional<Strategy> parseStrategyName(std::string_view name);
 /// The backend a fixed strategy (cpu, ane, gpu) puts everything on.
 std::optional<BackendKind> fixedBackend(Strategy strategy);
 
+/// What the optimal placement minimizes (docs/partitioning.md).
+enum class Objective {
+  /// The step's seconds.
+  time,
+  /// The step's joules (modelled: docs/cost-model.md "Energy").
+  energy,
+  /// Joules x seconds.
+  edp,
+};
+constexpr std::array<Objective, 3> kAllObjectives = {
+    Objective::time, Objective::energy, Objective::edp};
+const char *objectiveName(Objective objective);
+const char *objectiveDescription(Objective objective);
+std::optional<Objective> parseObjectiveName(std::string_view name);
+
 //===----------------------------------------------------------------------===//
 // Weight updates and thermal states
 //===----------------------------------------------------------------------===//

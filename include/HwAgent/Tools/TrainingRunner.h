@@ -47,6 +47,9 @@ struct RunnerOptions {
   std::string evalEntry = "eval_step";
   std::string target = hwcore::kDefaultTarget;
   hwcore::Strategy strategy = hwcore::Strategy::optimal;
+  /// What the optimal placement minimizes and the power cap (0 = none).
+  hwcore::Objective objective = hwcore::Objective::time;
+  double powerCap = 0;
   /// Extra partition-backends options ("backends=cpu,ane ...").
   std::string partitionOptions;
   /// hwagent-lower-to-llvm's kernel-min-flops (-1: no kernel calls).
