@@ -22,27 +22,29 @@
 
 namespace mlir::hwagent {
 
-/// The partition strategies as command-line values, from the vocabulary
-/// (hwcore::kAllStrategies, their names and descriptions): one list for the
-/// pass option, the pipeline's and hwagent-run's.
-struct StrategyValues {
+/// A vocabulary enum as command-line values (its names and descriptions):
+/// one list for a pass option, the pipeline's and hwagent-run's.
+template <typename Enum, size_t N> struct VocabularyValues {
+  const std::array<Enum, N> &all;
+  const char *(*name)(Enum);
+  const char *(*describe)(Enum);
   template <typename Opt> void apply(Opt &option) const {
-    for (::hwcore::Strategy s : ::hwcore::kAllStrategies)
-      option.getParser().addLiteralOption(::hwcore::strategyName(s), s,
-                                          ::hwcore::strategyDescription(s));
+    for (Enum value : all)
+      option.getParser().addLiteralOption(name(value), value, describe(value));
   }
 };
-inline StrategyValues strategyValues() { return {}; }
-
-/// The objectives as command-line values, from the vocabulary.
-struct ObjectiveValues {
-  template <typename Opt> void apply(Opt &option) const {
-    for (::hwcore::Objective o : ::hwcore::kAllObjectives)
-      option.getParser().addLiteralOption(::hwcore::objectiveName(o), o,
-                                          ::hwcore::objectiveDescription(o));
-  }
-};
-inline ObjectiveValues objectiveValues() { return {}; }
+/// The partition strategies (hwcore::kAllStrategies).
+inline auto strategyValues() {
+  return VocabularyValues<::hwcore::Strategy, ::hwcore::kAllStrategies.size()>{
+      ::hwcore::kAllStrategies, ::hwcore::strategyName,
+      ::hwcore::strategyDescription};
+}
+/// The objectives (hwcore::kAllObjectives).
+inline auto objectiveValues() {
+  return VocabularyValues<::hwcore::Objective, ::hwcore::kAllObjectives.size()>{
+      ::hwcore::kAllObjectives, ::hwcore::objectiveName,
+      ::hwcore::objectiveDescription};
+}
 
 /// The default of hwagent-linalg-to-kernels' min-flops (and of
 /// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).
