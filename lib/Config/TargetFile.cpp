@@ -240,6 +240,22 @@ static json::Object linkToJson(const LinkDescription &link, bool withEnds) {
   return o;
 }
 
+/// Negative zero prints as "-0", which reads back as the integer 0: print
+/// every zero as 0 so that a printed target reads back identically.
+static void canonicalizeZeros(json::Value &value) {
+  if (std::optional<double> number = value.getAsNumber()) {
+    if (*number == 0 && std::signbit(*number))
+      value = 0.0;
+    return;
+  }
+  if (json::Object *object = value.getAsObject())
+    for (auto &entry : *object)
+      canonicalizeZeros(entry.second);
+  if (json::Array *array = value.getAsArray())
+    for (json::Value &element : *array)
+      canonicalizeZeros(element);
+}
+
 std::string hwconfig::printTarget(const TargetDescription &target) {
   json::Array backends;
   for (const BackendDescription &b : target.backends) {
@@ -309,7 +325,9 @@ std::string hwconfig::printTarget(const TargetDescription &target) {
       {"static_power", target.staticPower},
       {"links", std::move(links)},
   };
-  return llvm::formatv("{0:2}", json::Value(std::move(root))).str();
+  json::Value document(std::move(root));
+  canonicalizeZeros(document);
+  return llvm::formatv("{0:2}", document).str();
 }
 
 std::optional<TargetDescription>

@@ -338,6 +338,24 @@ TEST(Targets, BuiltinsValidateAndRoundTrip) {
   EXPECT_FALSE(getBuiltinTarget("apple-m9"));
 }
 
+TEST(Targets, NegativeZeroRoundTrips) {
+  // "-0.0" reads as a negative zero, which printed as "-0" would read back
+  // as the integer 0 (found by the config fuzzer's round-trip oracle).
+  std::string error;
+  std::optional<TargetDescription> target = parseTarget(
+      R"({"schema": "hwagent.target", "version": 2, "name": "t",
+          "backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                        "bandwidth": 1e9, "launch": -0.0}],
+          "default_link": {"bandwidth": 1e9, "sync": -0.0}})",
+      error);
+  ASSERT_TRUE(target) << error;
+  std::string printed = printTarget(*target);
+  EXPECT_EQ(printed.find("-0"), std::string::npos) << printed;
+  std::optional<TargetDescription> again = parseTarget(printed, error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(printTarget(*again), printed);
+}
+
 std::string parseError(const std::string &json) {
   std::string error;
   EXPECT_FALSE(parseTarget(json, error)) << json;

@@ -22,8 +22,30 @@ struct FormRegionsPass
     : public hwagent::impl::FormRegionsBase<FormRegionsPass> {
   using FormRegionsBase::FormRegionsBase;
 
+  /// Upstream's tensor.expand_shape verifier accepts a static output_shape
+  /// that disagrees with the result type, which bufferization then rejects
+  /// deep in the lowering: refuse it here, at the op.
+  static LogicalResult checkReshapes(ModuleOp module) {
+    WalkResult result = module.walk([](tensor::ExpandShapeOp op) {
+      RankedTensorType type = op.getResultType();
+      for (auto [index, size] : llvm::enumerate(op.getStaticOutputShape()))
+        if (!ShapedType::isDynamic(size) && !type.isDynamicDim(index) &&
+            size != type.getDimSize(index)) {
+          op.emitOpError() << "output_shape[" << index << "] = " << size
+                           << " disagrees with the result type's size "
+                           << type.getDimSize(index)
+                           << " (hwagent-form-regions)";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkReshapes(module)))
+      return signalPassFailure();
     // Functions reached through calls are costed at their call sites.
     llvm::DenseSet<StringAttr> callees;
     if (!includeCallees)
