@@ -586,20 +586,27 @@ def target_file(spec, calibrate, tmp):
     return path
 
 
-def predict(opt, calibrate, tmp, workload, target, strategy, extra):
-    """The predicted step time, or for per-program microbenchmarks (their
-    operands already on the device, fp16 for the ANE) the programs' time
-    without the host boundaries."""
+def partition(opt, calibrate, tmp, workload, options):
+    """Partitions `workload` (written once into `tmp`) with the
+    partition-backends `options` (a 'target=name:overrides' is resolved to
+    a file) and returns its function's report."""
     src = os.path.join(tmp, workload + ".mlir")
     if not os.path.exists(src):
         with open(src, "w") as f:
             f.write(WORKLOADS[workload]())
     report = os.path.join(tmp, "report.json")
-    options = f"target={target_file(target, calibrate, tmp)} strategy={strategy} report={report} {extra}"
-    subprocess.run([opt, src, f"--partition-backends={options}", "-o", os.devnull],
-                   check=True, capture_output=True, text=True)
+    subprocess.run([opt, src, f"--partition-backends={options} report={report}",
+                    "-o", os.devnull], check=True, capture_output=True, text=True)
     with open(report) as f:
-        fn = json.load(f)["functions"][0]
+        return json.load(f)["functions"][0]
+
+
+def predict(opt, calibrate, tmp, workload, target, strategy, extra):
+    """The predicted step time, or for per-program microbenchmarks (their
+    operands already on the device, fp16 for the ANE) the programs' time
+    without the host boundaries."""
+    fn = partition(opt, calibrate, tmp, workload,
+                   f"target={target_file(target, calibrate, tmp)} strategy={strategy} {extra}")
     if workload.startswith(("gemm", "chain")):
         return fn["program_time"]
     return fn["step_time"][strategy]
@@ -618,15 +625,7 @@ def routing(opt, calibrate, tmp):
     rows = []
     for label, workload in ROUTING_WORKLOADS:
         for target in ROUTING_TARGETS:
-            src = os.path.join(tmp, workload + ".mlir")
-            if not os.path.exists(src):
-                with open(src, "w") as f:
-                    f.write(WORKLOADS[workload]())
-            report = os.path.join(tmp, "routing.json")
-            subprocess.run([opt, src, f"--partition-backends=target={target} report={report}",
-                            "-o", os.devnull], check=True, capture_output=True, text=True)
-            with open(report) as f:
-                fn = json.load(f)["functions"][0]
+            fn = partition(opt, calibrate, tmp, workload, f"target={target}")
             counts = {}
             for region in fn["regions"]:
                 counts[region["backend"]] = counts.get(region["backend"], 0) + 1
@@ -641,18 +640,13 @@ def predict_power(opt, calibrate, tmp, workload, target, strategy):
     """Watts of `strategy`'s backend while it runs the workload: its
     programs' joules (the host's share excluded, as powermetrics reports the
     unit alone) over their seconds."""
-    src = os.path.join(tmp, workload + ".mlir")
-    if not os.path.exists(src):
-        with open(src, "w") as f:
-            f.write(WORKLOADS[workload]())
-    report = os.path.join(tmp, "energy.json")
-    options = f"target={target_file(target, calibrate, tmp)} strategy={strategy} report={report}"
-    subprocess.run([opt, src, f"--partition-backends={options}", "-o", os.devnull],
-                   check=True, capture_output=True, text=True)
-    with open(report) as f:
-        fn = json.load(f)["functions"][0]
+    fn = partition(opt, calibrate, tmp, workload,
+                   f"target={target_file(target, calibrate, tmp)} strategy={strategy}")
     on = [p for p in fn["programs"] if p["backend"] == strategy]
     return sum(p["joules"] for p in on) / sum(p["seconds"] for p in on)
+
+
+_PRINTED_TARGETS = {}
 
 
 def power_at(calibrate, target, strategy, tflops):
@@ -660,9 +654,11 @@ def power_at(calibrate, target, strategy, tflops):
     FLOP at the published throughput (None without one)."""
     if tflops is None:
         return None
-    text = subprocess.run([calibrate, "--print-target", target], check=True,
-                          capture_output=True, text=True).stdout
-    for b in json.loads(text)["backends"]:
+    if target not in _PRINTED_TARGETS:
+        _PRINTED_TARGETS[target] = json.loads(subprocess.run(
+            [calibrate, "--print-target", target], check=True,
+            capture_output=True, text=True).stdout)
+    for b in _PRINTED_TARGETS[target]["backends"]:
         if b["backend"] == strategy:
             return b["active_power"] + b["energy_per_flop"] * tflops * 1e12
     return None

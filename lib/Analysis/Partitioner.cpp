@@ -213,9 +213,7 @@ double FunctionPartition::standaloneCost(unsigned region,
 double FunctionPartition::standaloneEnergy(unsigned region,
                                            unsigned label) const {
   cm::ProgramCost alone = aloneOn(graph, region, label);
-  return alone.legal ? alone.joules + alone.hostJoules +
-                           graph.staticPower * alone.seconds
-                     : kInf;
+  return alone.legal ? cm::programEnergy(graph, alone) : kInf;
 }
 
 std::string FunctionPartition::formatObjective(double value) const {

@@ -15,6 +15,7 @@ Pricing Pricing::seconds(const StepGraph &graph) {
 
 Pricing Pricing::joules(const StepGraph &graph) {
   Pricing p;
+  p.joulesUnit = true;
   for (const BackendDescription &b : graph.backends) {
     p.power.push_back(b.activePower + b.hostPower + graph.staticPower);
     p.perFlop.push_back(b.energyPerFlop);
@@ -30,10 +31,9 @@ Pricing Pricing::joules(const StepGraph &graph) {
 
 double Pricing::program(const StepGraph &graph, unsigned label,
                         const ProgramCost &cost) const {
-  if (perFlop[label] == 0 && perLaunch[label] == 0 && power[label] == 1.0)
+  if (!joulesUnit)
     return cost.seconds;
-  // A program's own joules, and the static power over its seconds.
-  return cost.joules + cost.hostJoules + graph.staticPower * cost.seconds;
+  return programEnergy(graph, cost);
 }
 
 double Pricing::launch(const StepGraph &graph, unsigned label) const {

@@ -379,6 +379,7 @@ struct PairEdge {
 struct Pricing {
   std::vector<double> power, perFlop, perLaunch;
   double boundaryPower = 1, perByte = 0;
+  bool joulesUnit = false;
   static Pricing seconds(const StepGraph &graph);
   static Pricing joules(const StepGraph &graph);
   /// A program alone, priced.

@@ -30,6 +30,9 @@
 // RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false explain=true power-cap=20" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP
 // CAP: remark: program 0 on ane (simulated)
 // CAP: objective time under a 20.00 W cap
+// A fixed strategy over the cap is kept, with a warning.
+// RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false strategy=gpu power-cap=20" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIXED
+// FIXED: warning: hwagent-assign-backends: no placement of strategy 'gpu' fits power-cap=20.00 W: the lowest average power is {{[0-9.]+}} W (modelled)
 // RUN: not hwagent-opt %s --partition-backends="target=apple-m4-max training=false power-cap=0.5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFIT
 // NOFIT: error: hwagent-assign-backends: no placement found fits power-cap=0.50 W: the lowest average power found is {{[0-9.]+}} W (modelled)
 

@@ -407,6 +407,12 @@ TEST(Targets, ErrorsNameTheField) {
                  link + "}"),
       "static_power: must be non-negative");
   EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": 1, "launch": 0, "row_alignment": -64}], )" +
+                 link + "}"),
+      "backends[0].row_alignment: must be non-negative");
+  EXPECT_EQ(
       parseError(
           head +
           R"("backends": [{"backend": "cpu", "peak_flops": {"f32": "fast"},

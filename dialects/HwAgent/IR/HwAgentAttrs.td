@@ -315,7 +315,7 @@ def HwAgent_TargetAttr : HwAgent_Attr<"Target", "target"> {
     Example:
     ```mlir
     #hwagent.target<"apple-m4" description "Apple M4", transfer_bandwidth = 1.0e11,
-                    convert_bandwidth = 5.0e10, sync = 2.0e-5,
+                    convert_bandwidth = 5.0e10, sync = 2.0e-5, static_power = 0.2,
                     devices = [#hwagent.device<...>, ...],
                     links = [#hwagent.link<from = cpu, to = gpu, ...>, ...]>
     ```
@@ -333,9 +333,9 @@ def HwAgent_TargetAttr : HwAgent_Attr<"Target", "target"> {
   let assemblyFormat = [{
     `<` $name (`description` $description^)? `,`
     `transfer_bandwidth` `=` $transferBandwidth `,`
-    `convert_bandwidth` `=` $convertBandwidth `,` `sync` `=` $sync
-    `,` `devices` `=` `[` $devices `]` (`,` `links` `=` `[` $links^ `]`)?
-    (`,` `static_power` `=` $staticPower^)? `>`
+    `convert_bandwidth` `=` $convertBandwidth `,` `sync` `=` $sync `,`
+    (`static_power` `=` $staticPower^ `,`)?
+    `devices` `=` `[` $devices `]` (`,` `links` `=` `[` $links^ `]`)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -126,6 +126,12 @@ struct StepPlan {
 double objectiveValue(const StepGraph &graph, double seconds, double joules);
 inline constexpr double kOverCap = 1e30;
 
+/// A program's joules with the package's static power over its seconds:
+/// what it adds to a step's energy (idle power aside).
+inline double programEnergy(const StepGraph &graph, const ProgramCost &cost) {
+  return cost.joules + cost.hostJoules + graph.staticPower * cost.seconds;
+}
+
 /// Forms the programs of `labels` and prices the step.
 StepPlan evaluatePlan(const StepGraph &graph,
                       const std::vector<unsigned> &labels);

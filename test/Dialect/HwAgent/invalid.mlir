@@ -272,6 +272,17 @@ func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, co
 // expected-error @+1 {{target 't': backends[0].ramp_exponent: must be in (0, 1]}}
 func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.5, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
 
+
+// -----
+
+// Power values (issue 20) are checked like every other value.
+// expected-error @+1 {{target 't': backends[0].active_power: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, active_power = -2.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
+
+// -----
+
+// expected-error @+1 {{target 't': static_power: must be non-negative}}
+func.func @f() attributes {a = #hwagent.target<"t", transfer_bandwidth = 1.0, convert_bandwidth = 0.0, sync = 0.0, static_power = -1.0, devices = [<backend = cpu, simulated = false, peak_flops = {f32 = 1.0e9 : f64}, matrix_flops = 0.0, kind_efficiency = {}, ramp_flops = 1.0, ramp_exponent = 1.0, program_ramp = false, compute_type = "", bandwidth = 1.0e9, fused_memory = false, sram_bytes = 0, spill_factor = 1.0, launch = 1.0e-6, region_launch = 0.0, weight_updates = [], input_weight_efficiency = 1.0, compile = 0.0, compile_per_byte = 0.0, reload = 0.0, reload_per_byte = 0.0, max_weight_bytes = 0, max_compiles = 0, restart = 0.0, threads = 1, parallel_exponent = 1.0, static_shapes = false, max_dim = 0, max_rank = 0, op_kinds = [], element_types = []>]>} { return }
 // -----
 
 // expected-error @+1 {{target 't': backends[0].bandwidth: must be positive}}
