@@ -480,6 +480,14 @@ for n, ane, gpu, cpu in [(512, 1.29, 0.26, 1.21), (1024, 2.88, 1.34, 1.43),
         (f"GEMM {n}, GPU", f"gemm{n}", "apple-m4", "gpu", "", gemm_seconds(n, gpu), "2: ANEForge rooflines"),
         (f"GEMM {n}, CPU", f"gemm{n}", "apple-m4", "cpu", "", gemm_seconds(n, cpu), "2: ANEForge rooflines"),
     ]
+# The same tool on the M4 Max (ENERGY-FACTS.md: its throughput column).
+for n, ane, gpu in [(1024, 5.79, 1.96), (2048, 8.87, 10.6), (4096, 6.68, 11.8)]:
+    ROWS += [
+        (f"GEMM {n}, ANE, M4 Max", f"gemm{n}", "apple-m4-max", "ane", "", gemm_seconds(n, ane),
+         "ENERGY-FACTS: ANEForge M4 Max roofline"),
+        (f"GEMM {n}, GPU, M4 Max", f"gemm{n}", "apple-m4-max", "gpu", "", gemm_seconds(n, gpu),
+         "ENERGY-FACTS: ANEForge M4 Max roofline"),
+    ]
 ROWS += [
     ("LLaMA-7B layer fwd seq 512, weights as inputs, ANE", "llama", "apple-m4-max", "ane",
      "weights-as-inputs=true", 3.13 / 32, "2: rustane README"),
@@ -498,7 +506,9 @@ COMPARISONS = [
 ] + [(f"GEMM {n}, ANE", f"GEMM {n}, GPU") for n in (512, 1024, 2048, 4096)] \
   + [(f"GEMM {n}, CPU", f"GEMM {n}, GPU") for n in (512, 1024)] \
   + [(f"GEMM {n}, GPU", f"GEMM {n}, CPU") for n in (2048, 4096)] \
-  + [(f"GEMM {n}, ANE", f"GEMM {n}, CPU") for n in (512, 1024, 2048, 4096)]
+  + [(f"GEMM {n}, ANE", f"GEMM {n}, CPU") for n in (512, 1024, 2048, 4096)] \
+  + [("GEMM 1024, ANE, M4 Max", "GEMM 1024, GPU, M4 Max")] \
+  + [(f"GEMM {n}, GPU, M4 Max", f"GEMM {n}, ANE, M4 Max") for n in (2048, 4096)]
 
 # Published power (docs/energy-facts.md): (label, workload, target, strategy,
 # published watts of the backend while it runs the workload, source row).

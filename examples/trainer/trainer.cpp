@@ -213,13 +213,13 @@ int main(int argc, char **argv) {
     accuracy = correct / double(batches * batch);
     hwagent_step_stats_t stats;
     hwagent_session_step_stats(session, &stats);
-    std::printf("epoch %d  train loss %.5f  validation loss %.5f  accuracy "
-                "%.2f%%  step %.3f ms (cpu %.0f%% measured, ane %.0f%% "
-                "simulated)\n",
-                epoch, last, lossSum / batches, 100 * accuracy,
-                stats.last_step_seconds * 1e3,
-                stats.share[HWAGENT_BACKEND_CPU] * 100,
-                stats.share[HWAGENT_BACKEND_ANE] * 100);
+    std::printf(
+        "epoch %d  train loss %.5f  validation loss %.5f  accuracy "
+        "%.2f%%  step %.3f ms (cpu %.0f%% measured, ane %.0f%% "
+        "simulated), %.3f mJ modelled\n",
+        epoch, last, lossSum / batches, 100 * accuracy,
+        stats.last_step_seconds * 1e3, stats.share[HWAGENT_BACKEND_CPU] * 100,
+        stats.share[HWAGENT_BACKEND_ANE] * 100, stats.last_step_joules * 1e3);
   }
   if (!save.empty()) {
     std::vector<hwagent_tensor_t> tensors;

@@ -32,6 +32,9 @@ hwagent_model_info_t ModelTable::info() const {
     for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
       info.links[a][b] = links[a][b];
   }
+  info.power = power;
+  info.objective = objective;
+  info.power_cap = powerCap;
   return info;
 }
 
@@ -139,6 +142,50 @@ collectPrograms(FunctionOpInterface function) {
   return f;
 }
 
+/// Per legal backend, the joules of an execution of the program that do
+/// not grow with its time (hwcore::workJoules of each region's FLOPs and
+/// traffic, the launch energy); the traffic is the weights-as-inputs one
+/// where the program takes its weights so on that backend.
+static void fixedJoules(ArrayRef<RegionOp> regions,
+                        const cm::TargetDescription &target,
+                        hwagent_program_info_t &program) {
+  for (const cm::BackendDescription &backend : target.backends) {
+    unsigned b = cm::index(backend.kind);
+    if (!(program.legal_mask & (1u << b)))
+      continue;
+    bool inputs = program.weight_update[b] == HWAGENT_WEIGHTS_INPUT;
+    double joules = backend.launchEnergy;
+    for (RegionOp region : regions) {
+      CostsAttr costs = region.getCostsAttr();
+      BackendCostAttr entry =
+          costs ? costs.lookup(static_cast<Backend>(b)) : BackendCostAttr();
+      if (!entry || !entry.getLegal())
+        continue;
+      cm::RegionCost cost = regionCost(entry, backend.kind);
+      double memory =
+          inputs ? std::max(cost.memoryInputWeights, cost.memory) : cost.memory;
+      joules += cm::workJoules(backend, double(cost.flops), memory);
+    }
+    program.fixed_joules[b] = joules;
+  }
+}
+
+/// The target's power values as the runtime prices a step's energy.
+static hwagent_power_info_t powerInfo(const cm::TargetDescription &target) {
+  hwagent_power_info_t power = {};
+  power.static_power = target.staticPower;
+  for (const cm::BackendDescription &backend : target.backends) {
+    unsigned b = cm::index(backend.kind);
+    power.idle[b] = backend.idlePower;
+    power.running[b] = cm::runningPower(backend);
+    if (backend.kind == cm::BackendKind::cpu) {
+      power.boundary = cm::boundaryPower(backend);
+      power.boundary_per_byte = cm::boundaryJoulesPerByte(backend);
+    }
+  }
+  return power;
+}
+
 /// The program-level entry of `regions` placed as `attr` says (or, without
 /// one, a single region on its own backend priced by its costs).
 static LogicalResult describeProgram(ArrayRef<RegionOp> regions,
@@ -186,6 +233,7 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
       table.compilePerByte[cm::index(b.kind)] = b.compilePerByte;
       table.maxCompiles[cm::index(b.kind)] = b.maxCompiles;
     }
+    table.power = powerInfo(target);
   } else {
     table.target = "unknown";
     target.defaultLink = {cm::BackendKind::cpu, cm::BackendKind::cpu, 1e11,
@@ -197,6 +245,16 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
       table.links[cm::index(a)][cm::index(b)] = {
           link.bandwidth, link.convertBandwidth, link.sync};
     }
+
+  if (dialect) {
+    if (StringAttr objective =
+            dialect->getObjectiveAttrHelper().getAttr(module))
+      if (std::optional<cm::Objective> parsed =
+              cm::parseObjectiveName(objective.getValue().str()))
+        table.objective = static_cast<int32_t>(*parsed);
+    if (FloatAttr cap = dialect->getPowerCapAttrHelper().getAttr(module))
+      table.powerCap = cap.getValueAsDouble();
+  }
 
   llvm::DenseMap<Operation *, int32_t> programOf;
   StructuralHasher hasher;
@@ -229,6 +287,7 @@ FailureOr<ModelTable> hwagent::buildModelTable(ModuleOp module) {
       if (failed(describeProgram(regions, collected->attrs.lookup(id), table,
                                  program)))
         return failure();
+      fixedJoules(regions, target, program);
       table.programs.push_back(program);
       RegionOp first = regions.front();
       table.groups.push_back(

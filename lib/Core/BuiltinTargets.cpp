@@ -25,7 +25,9 @@ struct AppleChip {
   double anePeak;      ///< fp16 FLOP/s of a deep constant-weight program
   double aneRampFlops; ///< program-level ramp
   double aneBandwidth; ///< attainable by the ANE, B/s
-  double aneLaunch;    ///< per program, s
+  /// Share of the peak a single large GEMM reaches (docs/targets.md).
+  double aneMatmulEfficiency;
+  double aneLaunch; ///< per program, s
   double aneCompilePerByte;
   // CPU.
   double cpuCoreFlops;   ///< fp32 NEON FLOP/s of one performance core
@@ -47,6 +49,7 @@ constexpr AppleChip kAppleChips[] = {
      1.08e13,
      2.0e9,
      6.1e10,
+     0.32,
      2.1e-4,
      2.4e-8,
      1.02e11,
@@ -67,6 +70,7 @@ constexpr AppleChip kAppleChips[] = {
      1.55e13,
      2.9e9,
      6.0e10,
+     0.32,
      2.0e-4,
      2.4e-8,
      1.12e11,
@@ -87,6 +91,7 @@ constexpr AppleChip kAppleChips[] = {
      1.86e13,
      3.5e9,
      6.4e10,
+     0.32,
      1.0e-4,
      1.0e-8,
      1.41e11,
@@ -107,6 +112,7 @@ constexpr AppleChip kAppleChips[] = {
      1.86e13,
      3.5e9,
      1.19e11,
+     0.48,
      1.5e-4,
      1.0e-8,
      1.44e11,
@@ -135,9 +141,11 @@ BackendDescription appleAne(const AppleChip &chip) {
   b.simulated = true;
   b.computeType = "f16";
   b.peakFlops = {{"f16", chip.anePeak}};
-  // A single GEMM tops out near 5.4 of the M4's 18.6 TFLOP/s; depthwise
-  // convolutions use a fraction of the MAC array (modeling choice).
-  b.kindEfficiency = {{WorkKind::matmul, 0.32}, {WorkKind::depthwise, 0.25}};
+  // A single GEMM tops out near 5.4 of the M4's 18.6 TFLOP/s (8.9 on the
+  // M4 Max); depthwise convolutions use a fraction of the MAC array
+  // (modeling choice).
+  b.kindEfficiency = {{WorkKind::matmul, chip.aneMatmulEfficiency},
+                      {WorkKind::depthwise, 0.25}};
   b.rampFlops = chip.aneRampFlops;
   b.rampExponent = 0.38;
   b.programRamp = true;

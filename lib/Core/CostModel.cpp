@@ -305,8 +305,7 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     c.weights /= static_cast<double>(std::max<int64_t>(options.updateEvery, 1));
     c.seconds = (c.launch + c.weights + work) * context.telemetryFactor;
     c.joules = backend.activePower * c.seconds +
-               backend.energyPerFlop * static_cast<double>(flops) +
-               backend.energyPerByte * c.memory * backend.bandwidth;
+               workJoules(backend, static_cast<double>(flops), c.memory);
     c.hostJoules = backend.hostPower * c.seconds + backend.launchEnergy;
     if (!best.legal || c.seconds < best.seconds)
       best = c;

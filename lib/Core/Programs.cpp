@@ -59,11 +59,9 @@ EnergyParts hwcore::detail::stepEnergy(const StepGraph &graph, double seconds,
                                        const std::vector<double> &busy) {
   EnergyParts parts;
   parts.programs = programJoules;
-  // The host copies and converts at one core's share of its active power.
   const BackendDescription &host = graph.backends[graph.hostLabel];
-  parts.boundaries = boundarySeconds * host.activePower /
-                         double(std::max<int64_t>(host.threads, 1)) +
-                     host.energyPerByte * 2.0 * crossingBytes;
+  parts.boundaries = boundarySeconds * boundaryPower(host) +
+                     boundaryJoulesPerByte(host) * crossingBytes;
   parts.statics = graph.staticPower * seconds;
   for (unsigned l = 0; l < graph.numLabels(); ++l) {
     double running = busy[l] + (l == graph.hostLabel ? boundarySeconds : 0);

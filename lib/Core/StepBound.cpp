@@ -17,15 +17,13 @@ Pricing Pricing::joules(const StepGraph &graph) {
   Pricing p;
   p.joulesUnit = true;
   for (const BackendDescription &b : graph.backends) {
-    p.power.push_back(b.activePower + b.hostPower + graph.staticPower);
+    p.power.push_back(runningPower(b) + graph.staticPower);
     p.perFlop.push_back(b.energyPerFlop);
     p.perLaunch.push_back(b.launchEnergy);
   }
   const BackendDescription &host = graph.backends[graph.hostLabel];
-  p.boundaryPower =
-      graph.staticPower +
-      host.activePower / double(std::max<int64_t>(host.threads, 1));
-  p.perByte = 2.0 * host.energyPerByte;
+  p.boundaryPower = graph.staticPower + hwcore::boundaryPower(host);
+  p.perByte = boundaryJoulesPerByte(host);
   return p;
 }
 

@@ -125,12 +125,61 @@ void OnlineModel::shiftBackend(int backend, double logFactor) {
     deviation[i].sumVariance += measurementVariance(backend);
 }
 
+const Pricing &Pricing::time() {
+  static const Pricing seconds;
+  return seconds;
+}
+
+Pricing Pricing::energy(const Model &model) {
+  const hwagent_power_info_t &w = model.power;
+  double idle = 0;
+  for (int b = 0; b < kNumBackends; ++b)
+    idle += w.idle[b];
+  // Over a second of anything the static power and every idle backend's
+  // power are drawn, except the running one's idle power.
+  auto others = [&](int running) {
+    return w.static_power + idle - w.idle[running];
+  };
+  Pricing p;
+  p.unit = "J";
+  p.better = "lower predicted step energy";
+  for (int b = 0; b < kNumBackends; ++b) {
+    p.perSecond[b] = w.running[b] + others(b);
+    // Builds and weight moves run on the host.
+    p.switchPerSecond[b] =
+        w.running[HWAGENT_BACKEND_CPU] + others(HWAGENT_BACKEND_CPU);
+  }
+  p.fixed.resize(model.programs.size() * kNumBackends);
+  for (size_t i = 0; i < model.programs.size(); ++i)
+    for (int b = 0; b < kNumBackends; ++b)
+      p.fixed[i * kNumBackends + b] = model.programs[i].fixed_joules[b];
+  p.boundaryPerSecond = w.boundary + others(HWAGENT_BACKEND_CPU);
+  p.perCrossingByte = w.boundary_per_byte;
+  return p;
+}
+
+Pricing Pricing::blend(const Model &model, double joulesWeight) {
+  Pricing p = energy(model);
+  p.unit = "s";
+  p.better = "lower predicted step cost (time and energy blended)";
+  for (int b = 0; b < kNumBackends; ++b) {
+    p.perSecond[b] = 1 + joulesWeight * p.perSecond[b];
+    p.switchPerSecond[b] = 1 + joulesWeight * p.switchPerSecond[b];
+  }
+  for (double &f : p.fixed)
+    f *= joulesWeight;
+  p.boundaryPerSecond = 1 + joulesWeight * p.boundaryPerSecond;
+  p.perCrossingByte *= joulesWeight;
+  return p;
+}
+
 /// The partition problem of the programs with unary costs cost(p, b)
 /// (illegal where a program has no variant), the host pinned to the CPU,
 /// and boundaries weighted by `edgeWeight`.
 template <typename CostFn>
 static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
-                                            double edgeWeight) {
+                                            double edgeWeight,
+                                            const Pricing &pricing) {
   hwcore::PartitionProblem problem;
   problem.numLabels = kNumBackends;
   for (unsigned r = 0; r < table.programs.size(); ++r) {
@@ -147,7 +196,7 @@ static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
     std::vector<double> costs(kNumBackends * kNumBackends);
     for (int a = 0; a < kNumBackends; ++a)
       for (int b = 0; b < kNumBackends; ++b)
-        costs[a * kNumBackends + b] = edgeWeight * table.linkCost(e, a, b);
+        costs[a * kNumBackends + b] = edgeWeight * pricing.edge(table, e, a, b);
     problem.addEdge(e.from < 0 ? host : unsigned(e.from),
                     e.to < 0 ? host : unsigned(e.to), costs);
   }
@@ -156,8 +205,10 @@ static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
 
 double bestStepTime(const Model &table,
                     const std::function<double(size_t, int)> &cost,
-                    double edgeWeight, std::vector<int32_t> *best) {
-  hwcore::PartitionProblem problem = makeProblem(table, cost, edgeWeight);
+                    double edgeWeight, std::vector<int32_t> *best,
+                    const Pricing &pricing) {
+  hwcore::PartitionProblem problem =
+      makeProblem(table, cost, edgeWeight, pricing);
   std::string error;
   std::optional<hwcore::PartitionResult> result =
       hwcore::solvePairwise(problem, error);
@@ -183,12 +234,12 @@ bool SwitchCosts::fits(const std::vector<int32_t> &to) const {
 GainEstimate estimateGain(const Model &table, const OnlineModel &model,
                           const std::vector<int32_t> &from,
                           const std::vector<int32_t> &to,
-                          const SwitchCosts &costs) {
+                          const SwitchCosts &costs, const Pricing &pricing) {
   GainEstimate g;
   auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };
-  g.fromSeconds = stepTime(table, from, estimated);
-  g.toSeconds = stepTime(table, to, estimated);
-  g.gain = g.fromSeconds - g.toSeconds;
+  g.from = stepCost(table, pricing, from, estimated);
+  g.to = stepCost(table, pricing, to, estimated);
+  g.gain = g.from - g.to;
   // The uncertainty that decides is that of the placement not running: the
   // running one is measured every step, and a probe measures the other.
   // Linearized: d log t(p, b) = d offset(b) + d deviation(p, b), offsets
@@ -205,11 +256,13 @@ GainEstimate estimateGain(const Model &table, const OnlineModel &model,
   for (size_t p = 0; p < from.size(); ++p) {
     if (from[p] == to[p])
       continue;
-    double share = shrink(p, to[p]), seconds = estimated(p, to[p]);
-    coefficient[to[p]] += seconds * std::sqrt(share);
+    // The price's derivative in log-seconds.
+    double share = shrink(p, to[p]),
+           priced = pricing.perSecond[to[p]] * estimated(p, to[p]);
+    coefficient[to[p]] += priced * std::sqrt(share);
     variance +=
-        seconds * seconds * share * model.regionDeviation(p, to[p]).variance;
-    g.switchCost += costs.move(p, from[p], to[p]);
+        priced * priced * share * model.regionDeviation(p, to[p]).variance;
+    g.switchCost += pricing.switching(to[p], costs.move(p, from[p], to[p]));
   }
   for (int b = 0; b < kNumBackends; ++b)
     variance +=
@@ -237,11 +290,12 @@ static double enabledGain(double mean, double stdDev, double threshold,
 static double movedRelativeVariance(const OnlineModel &model,
                                     const std::vector<int32_t> &from,
                                     const std::vector<int32_t> &to,
-                                    const GainEstimate &g) {
+                                    const GainEstimate &g,
+                                    const Pricing &pricing) {
   double moved = 0;
   for (size_t p = 0; p < from.size(); ++p)
     if (to[p] != from[p])
-      moved += model.get(p, to[p]).seconds();
+      moved += pricing.perSecond[to[p]] * model.get(p, to[p]).seconds();
   return moved > 0 ? (g.stdDev / moved) * (g.stdDev / moved) : 0;
 }
 
@@ -260,7 +314,7 @@ static double movedNoise(const OnlineModel &model,
 Decision decide(const Model &table, const OnlineModel &model,
                 const std::vector<int32_t> &current, const SwitchCosts &costs,
                 const AdaptiveParameters &params, double probeCredit,
-                bool rateLimited) {
+                bool rateLimited, const Pricing &pricing) {
   Decision decision;
   decision.backends = current;
   double horizon = std::max(params.horizon, 1.0);
@@ -269,8 +323,8 @@ Decision decide(const Model &table, const OnlineModel &model,
   auto amortized = [&](size_t p, int b, double scale) {
     if (!costs.canRun(p, b))
       return hwcore::kIllegal;
-    return model.get(p, b).seconds() * scale +
-           costs.move(p, current[p], b) / horizon;
+    return pricing.program(p, b, model.get(p, b).seconds() * scale) +
+           pricing.switching(b, costs.move(p, current[p], b)) / horizon;
   };
   // Under a compile limit the solver may want more builds than are left:
   // the build that saves least is forbidden and the problem re-solved until
@@ -284,7 +338,7 @@ Decision decide(const Model &table, const OnlineModel &model,
   for (;;) {
     if (std::isinf(bestStepTime(
             table, [&](size_t p, int b) { return allowed(p, b, 1.0); }, 1.0,
-            &proposed))) {
+            &proposed, pricing))) {
       decision.reason = "no legal assignment";
       return decision;
     }
@@ -295,8 +349,9 @@ Decision decide(const Model &table, const OnlineModel &model,
     for (size_t p = 0; p < proposed.size(); ++p) {
       if (proposed[p] == current[p] || costs.canRunBuilt(p, proposed[p]))
         continue;
-      double saving = model.get(p, current[p]).seconds() -
-                      model.get(p, proposed[p]).seconds();
+      double saving =
+          pricing.program(p, current[p], model.get(p, current[p]).seconds()) -
+          pricing.program(p, proposed[p], model.get(p, proposed[p]).seconds());
       if (worst < 0 || saving < worstSaving) {
         worst = int(p);
         worstSaving = saving;
@@ -305,24 +360,26 @@ Decision decide(const Model &table, const OnlineModel &model,
     forbidden[worst * kNumBackends + proposed[worst]] = true;
   }
   auto threshold = [&](const GainEstimate &g) {
-    return std::max(params.minRelativeGain * g.fromSeconds,
-                    g.switchCost / horizon);
+    return std::max(params.minRelativeGain * g.from, g.switchCost / horizon);
   };
-  GainEstimate g = estimateGain(table, model, current, proposed, costs);
-  decision.currentSeconds = g.fromSeconds;
-  decision.proposedSeconds = g.toSeconds;
+  GainEstimate g =
+      estimateGain(table, model, current, proposed, costs, pricing);
+  decision.currentCost = g.from;
+  decision.proposedCost = g.to;
+  decision.proposal = proposed;
   decision.gainStdDev = g.stdDev;
   decision.switchCost = g.switchCost;
   bool differs = proposed != current;
   bool fits = differs && costs.fits(proposed);
-  double relativeVariance = movedRelativeVariance(model, current, proposed, g);
+  double relativeVariance =
+      movedRelativeVariance(model, current, proposed, g, pricing);
   bool unmeasured = false;
   if (!differs || g.gain <= 0) {
     decision.reason = "the current assignment is still the best";
   } else if (!fits) {
     decision.reason = "the better assignment needs more compiles than the "
                       "backend's compile limit leaves";
-  } else if (g.gain < params.minRelativeGain * g.fromSeconds) {
+  } else if (g.gain < params.minRelativeGain * g.from) {
     decision.reason = "gain below the minimum relative gain";
   } else if (g.gain * horizon < g.switchCost) {
     decision.reason = "gain over the horizon below the switching cost";
@@ -337,7 +394,7 @@ Decision decide(const Model &table, const OnlineModel &model,
   } else {
     decision.action = Decision::switchTo;
     decision.backends = std::move(proposed);
-    decision.reason = "lower predicted step time";
+    decision.reason = pricing.better;
     return decision;
   }
   if (probeCredit < 0)
@@ -366,20 +423,21 @@ Decision decide(const Model &table, const OnlineModel &model,
             std::exp(-params.confidence * std::sqrt(model.get(p, c).variance));
       return allowed(p, c, scale);
     };
-    if (std::isinf(bestStepTime(table, cost, 1.0, &optimistic)) ||
+    if (std::isinf(bestStepTime(table, cost, 1.0, &optimistic, pricing)) ||
         optimistic == current || !costs.fits(optimistic))
       continue;
     if (std::find(candidates.begin(), candidates.end(), optimistic) ==
         candidates.end())
       candidates.push_back(std::move(optimistic));
   }
-  double bestNet = params.minRelativeGain * g.fromSeconds;
+  double bestNet = params.minRelativeGain * g.from;
   for (std::vector<int32_t> &candidate : candidates) {
-    GainEstimate q = estimateGain(table, model, current, candidate, costs);
+    GainEstimate q =
+        estimateGain(table, model, current, candidate, costs, pricing);
     // One probe measures the moved programs once: the gain's spread after
     // it (posterior) and how far its mean may move (preposterior), from the
     // moved programs' relative variance r and one measurement's m.
-    double r = movedRelativeVariance(model, current, candidate, q);
+    double r = movedRelativeVariance(model, current, candidate, q, pricing);
     double m = movedNoise(model, current, candidate);
     double after = r > 0 ? q.stdDev * std::sqrt(m / (r + m)) : 0;
     double shift = r > 0 ? q.stdDev * std::sqrt(r / (r + m)) : 0;
@@ -390,7 +448,8 @@ Decision decide(const Model &table, const OnlineModel &model,
                               threshold(q) + params.confidence * after);
     double back = 0;
     for (size_t p = 0; p < current.size(); ++p)
-      back += table.weightMoveCost(p, candidate[p], current[p]);
+      back += pricing.switching(
+          current[p], table.weightMoveCost(p, candidate[p], current[p]));
     // Its cost: the step's expected extra time (an expected saving is not
     // counted: it rests on the estimate the probe is there to check) and
     // switching there and back.
@@ -400,7 +459,8 @@ Decision decide(const Model &table, const OnlineModel &model,
     bestNet = value - cost;
     decision.action = Decision::probe;
     decision.backends = candidate;
-    decision.proposedSeconds = q.toSeconds;
+    decision.proposedCost = q.to;
+    decision.proposal = candidate;
     decision.gainStdDev = q.stdDev;
     decision.switchCost = q.switchCost;
     decision.probeValue = value;

@@ -113,6 +113,49 @@ private:
   int64_t tick = 0;
 };
 
+/// What the adaptive runtime minimizes, as a price per program execution
+/// (linear in its seconds) and per boundary: the step time (1 per second),
+/// its joules (watts per second, joules per execution), or a blend of both
+/// (seconds plus a weight times joules) with which the energy-delay product
+/// and a power cap are optimized (Controller.cpp). docs/adaptive.md
+/// "Objectives".
+struct Pricing {
+  double perSecond[kNumBackends] = {1, 1, 1};
+  /// Per program and backend (empty: none).
+  std::vector<double> fixed;
+  double boundaryPerSecond = 1, perCrossingByte = 0;
+  /// Per second of switching (builds, weight moves) onto each backend.
+  double switchPerSecond[kNumBackends] = {1, 1, 1};
+  /// "s" or "J".
+  const char *unit = "s";
+  /// The reason a switch to a cheaper placement gives.
+  const char *better = "lower predicted step time";
+
+  /// The step time.
+  static const Pricing &time();
+  /// The step's joules as the session accounts them (Session::endStep):
+  /// every backend idles over the whole step except while it runs, which
+  /// makes idle power a price per second of each execution.
+  static Pricing energy(const Model &model);
+  /// Seconds plus `joulesWeight` (seconds per joule) times joules.
+  static Pricing blend(const Model &model, double joulesWeight);
+
+  double program(size_t p, int b, double seconds) const {
+    return perSecond[b] * seconds +
+           (fixed.empty() ? 0.0 : fixed[p * kNumBackends + b]);
+  }
+  double edge(const Model &model, const hwagent_edge_info_t &e, int a,
+              int b) const {
+    if (a == b)
+      return 0;
+    return boundaryPerSecond * model.linkCost(e, a, b) +
+           perCrossingByte * double(e.bytes);
+  }
+  double switching(int b, double seconds) const {
+    return switchPerSecond[b] * seconds;
+  }
+};
+
 /// What changing program p from backend a to b costs once, as the chip
 /// charges it: building its variant when none exists (the ANE compiles a
 /// program with its weights, tens of ms: ANE-FACTS.md) and moving its
@@ -151,7 +194,8 @@ struct SwitchCosts {
 /// every step): linearized, a backend's shared offset counts once for all
 /// the moved programs on it, each program's deviation on its own.
 struct GainEstimate {
-  double fromSeconds = 0, toSeconds = 0;
+  /// Per step, in the pricing's unit.
+  double from = 0, to = 0;
   double gain = 0, stdDev = 0;
   /// One-time switching cost of the move.
   double switchCost = 0;
@@ -159,15 +203,21 @@ struct GainEstimate {
 GainEstimate estimateGain(const Model &table, const OnlineModel &model,
                           const std::vector<int32_t> &from,
                           const std::vector<int32_t> &to,
-                          const SwitchCosts &costs);
+                          const SwitchCosts &costs,
+                          const Pricing &pricing = Pricing::time());
 
 /// A step-end decision: keep the placement, switch to a new one, or probe a
 /// placement for one step to learn whether switching pays.
 struct Decision {
   enum Action { keep, switchTo, probe } action = keep;
   std::vector<int32_t> backends; // per program: the switch or probe target
-  double currentSeconds = 0; // predicted step time of the current assignment
-  double proposedSeconds = 0;
+  /// The placement the costs below compare with the current one (the
+  /// proposal even when it is not switched to).
+  std::vector<int32_t> proposal;
+  /// The current and the proposed assignment per step in the pricing's
+  /// unit, and the gain's standard deviation and the switching cost.
+  double currentCost = 0;
+  double proposedCost = 0;
   double gainStdDev = 0;
   double switchCost = 0;
   /// For a probe: expected value of its information over the horizon and
@@ -189,20 +239,29 @@ struct Decision {
 Decision decide(const Model &programs, const OnlineModel &model,
                 const std::vector<int32_t> &current, const SwitchCosts &costs,
                 const AdaptiveParameters &params, double probeCredit = -1,
-                bool rateLimited = false);
+                bool rateLimited = false,
+                const Pricing &pricing = Pricing::time());
+
+/// The price of a step of `backends` when program p on backend b takes
+/// seconds(p, b); boundaries from the model (the host is the CPU).
+template <typename SecondsFn>
+double stepCost(const Model &model, const Pricing &pricing,
+                const std::vector<int32_t> &backends, SecondsFn seconds) {
+  double total = 0;
+  for (size_t p = 0; p < model.programs.size(); ++p)
+    total += pricing.program(p, backends[p], seconds(p, backends[p]));
+  for (const hwagent_edge_info_t &e : model.edges)
+    total += pricing.edge(model, e, e.from < 0 ? 0 : backends[e.from],
+                          e.to < 0 ? 0 : backends[e.to]);
+  return total;
+}
 
 /// The step time of `backends` when program p on backend b costs
-/// cost(p, b); boundaries from the model (the host is the CPU).
+/// cost(p, b) seconds.
 template <typename CostFn>
 double stepTime(const Model &model, const std::vector<int32_t> &backends,
                 CostFn cost) {
-  double total = 0;
-  for (size_t p = 0; p < model.programs.size(); ++p)
-    total += cost(p, backends[p]);
-  for (const hwagent_edge_info_t &e : model.edges)
-    total += model.linkCost(e, e.from < 0 ? 0 : backends[e.from],
-                            e.to < 0 ? 0 : backends[e.to]);
-  return total;
+  return stepCost(model, Pricing::time(), backends, cost);
 }
 
 /// How much the step time of `backends` changes when program `program`
@@ -223,11 +282,13 @@ double moveDelta(const Model &model, const std::vector<int32_t> &backends,
   return delta;
 }
 
-/// Minimum step time over all placements when program p on backend b costs
-/// cost(p, b) and every boundary is paid `edgeWeight` times.
+/// Minimum step cost over all placements when program p on backend b costs
+/// cost(p, b) (already priced) and every boundary is paid `edgeWeight` times
+/// at `pricing`'s price.
 double bestStepTime(const Model &model,
                     const std::function<double(size_t, int)> &cost,
-                    double edgeWeight, std::vector<int32_t> *best = nullptr);
+                    double edgeWeight, std::vector<int32_t> *best = nullptr,
+                    const Pricing &pricing = Pricing::time());
 
 } // namespace hwagent_rt
 

@@ -103,6 +103,12 @@ const char *hwagent_weight_update_name(int32_t mode) {
   return hwcore::weightUpdateName(static_cast<hwcore::WeightUpdate>(mode));
 }
 
+const char *hwagent_objective_name(int32_t objective) {
+  if (objective < 0 || objective >= HWAGENT_NUM_OBJECTIVES)
+    return "unknown";
+  return hwcore::objectiveName(static_cast<hwcore::Objective>(objective));
+}
+
 void hwagent_options_init(hwagent_options_t *options) {
   *options = hwagent_options_t{};
   options->struct_size = sizeof(hwagent_options_t);
@@ -112,6 +118,8 @@ void hwagent_options_init(hwagent_options_t *options) {
   options->force_backend = -1;
   options->fault_program = -1;
   options->fault_step = -1;
+  options->objective = -1;
+  options->power_cap = -1;
 }
 
 hwagent_status_t hwagent_session_create(const hwagent_model_info_t *model,
@@ -150,6 +158,20 @@ hwagent_status_t hwagent_session_pin(hwagent_session_t *session,
   if (!session)
     return fail(HWAGENT_INVALID_ARGUMENT, "no session");
   return report(session->impl->pin(program, backend));
+}
+
+hwagent_status_t hwagent_session_set_objective(hwagent_session_t *session,
+                                               int32_t objective,
+                                               double power_cap) {
+  if (!session)
+    return fail(HWAGENT_INVALID_ARGUMENT, "no session");
+  return report(session->impl->setObjective(objective, power_cap));
+}
+
+const char *hwagent_session_energy_counter(const hwagent_session_t *session) {
+  if (!session || session->impl->energyCounterName().empty())
+    return nullptr;
+  return session->impl->energyCounterName().c_str();
 }
 
 hwagent_status_t hwagent_session_end_step(hwagent_session_t *session,
@@ -235,8 +257,10 @@ uint32_t hwagent_session_scenario_events(const hwagent_session_t *session,
     return 0;
   const auto &scenario = session->impl->getScenario();
   for (uint32_t i = 0; i < capacity && i < scenario.size(); ++i)
-    events[i] = {scenario[i].step, scenario[i].backend, scenario[i].thermal,
-                 scenario[i].slowdown};
+    events[i] = {scenario[i].step,      scenario[i].backend,
+                 scenario[i].thermal,   scenario[i].slowdown,
+                 scenario[i].objective, 0,
+                 scenario[i].powerCap};
   return static_cast<uint32_t>(scenario.size());
 }
 

@@ -10,6 +10,7 @@
 
 #include "Session.h"
 
+#include "HwAgent/Core/Programs.h"
 #include "HwAgent/Core/Solver.h"
 
 #include <cmath>
@@ -118,6 +119,68 @@ void Session::followTelemetry(int64_t step) {
   }
 }
 
+/// The objective's value of a step of `seconds` and `joules`; over the cap
+/// a placement ranks above every one under it, by its excess.
+static double objectiveValue(int32_t objective, double cap, double seconds,
+                             double joules) {
+  if (cap > 0 && seconds > 0 && joules / seconds > cap)
+    return hwcore::kOverCap * (joules / seconds / cap);
+  switch (objective) {
+  case HWAGENT_OBJECTIVE_ENERGY:
+    return joules;
+  case HWAGENT_OBJECTIVE_EDP:
+    return joules * seconds;
+  default:
+    return seconds;
+  }
+}
+
+Pricing Session::objectivePricing(const std::vector<int32_t> &current,
+                                  const SwitchCosts &costs) {
+  AdaptiveState &a = adaptive;
+  int32_t goal = objective.load();
+  double cap = powerCap.load();
+  if (goal == HWAGENT_OBJECTIVE_TIME && cap <= 0)
+    return Pricing::time();
+  Pricing energy = Pricing::energy(model);
+  if (goal == HWAGENT_OBJECTIVE_ENERGY && cap <= 0)
+    return energy;
+  // The energy-delay product and a cap are not sums over programs: the
+  // placements minimizing seconds + w x joules for w from 0 to infinity
+  // (the supported points of the time-energy front, w in units of the
+  // current placement's average power) are evaluated exactly and the best
+  // for the objective decides which blend prices the decision.
+  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
+  double seconds = stepTime(model, current, estimated);
+  double joules = stepCost(model, energy, current, estimated);
+  double watts = seconds > 0 && joules > 0 ? joules / seconds : 1.0;
+  Pricing best = energy;
+  double bestValue = hwcore::kIllegal;
+  auto consider = [&](const Pricing &pricing) {
+    std::vector<int32_t> placement;
+    double cost = bestStepTime(
+        model,
+        [&](size_t p, int b) {
+          return costs.canRun(p, b) ? pricing.program(p, b, estimated(p, b))
+                                    : hwcore::kIllegal;
+        },
+        1.0, &placement, pricing);
+    if (std::isinf(cost))
+      return;
+    double value =
+        objectiveValue(goal, cap, stepTime(model, placement, estimated),
+                       stepCost(model, energy, placement, estimated));
+    if (value < bestValue) {
+      bestValue = value;
+      best = pricing;
+    }
+  };
+  for (double w : {0.0, 1.0 / 64, 1.0 / 16, 1.0 / 4, 1.0, 4.0, 16.0, 64.0})
+    consider(w == 0 ? Pricing::time() : Pricing::blend(model, w / watts));
+  consider(energy);
+  return best;
+}
+
 /// A `decision` line says why a better placement did not clear the bar; a
 /// `repartition` line records a switch (applied, or vetoed); a `probe` line
 /// a one-step probe.
@@ -127,12 +190,31 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   SwitchCosts costs = switchCosts(built);
   auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
   a.exploreCredit += a.exploreBudget * stepTime(model, current, estimated);
+  // A new objective or cap (the OS said the machine went on battery, a
+  // low-power mode) is a change: it is logged, lifts the hysteresis and
+  // buys a probe like a detected one.
+  int32_t goal = objective.load();
+  double cap = powerCap.load();
+  if (goal != a.decidedObjective || cap != a.decidedCap) {
+    if (a.decidedObjective >= 0) {
+      a.changesAtSwitch = -1;
+      ++a.goalChanges;
+      MutexLock logLock(&mutex);
+      log.write({{"type", "objective"},
+                 {"step", step + 1},
+                 {"objective", hwagent_objective_name(goal)},
+                 {"power_cap", cap}});
+    }
+    a.decidedObjective = goal;
+    a.decidedCap = cap;
+  }
   // A change the model detected or telemetry announced buys one probe at
   // once, and so does a better placement that waits only on a measurement;
   // otherwise probes come at most every explore_every steps, paid from the
   // credit. explore_every 0 turns probing off.
   double credit = -1;
-  bool changed = a.model.changes() != a.probedChanges;
+  bool changed = a.model.changes() != a.probedChanges ||
+                 a.goalChanges != a.probedGoalChanges;
   bool rateLimited = !changed && a.lastProbe >= 0 &&
                      step - a.lastProbe < options.explore_every;
   if (options.explore_every > 0)
@@ -143,19 +225,43 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   AdaptiveParameters params = a.params;
   if (!a.switchSteps.empty() && a.model.changes() == a.changesAtSwitch)
     params.minRelativeGain *= 3;
-  Decision decision =
-      decide(model, a.model, current, costs, params, credit, rateLimited);
+  Pricing pricing = objectivePricing(current, costs);
+  // The probe credit is a share of step time whatever the objective: it is
+  // handed to the decision in the pricing's unit.
+  double seconds = stepTime(model, current, estimated);
+  double perSecond =
+      seconds > 0 ? stepCost(model, pricing, current, estimated) / seconds : 1;
+  if (credit > 0 && !std::isinf(credit))
+    credit *= perSecond;
+  Decision decision = decide(model, a.model, current, costs, params, credit,
+                             rateLimited, pricing);
+  if (decision.action == Decision::probe && perSecond > 0)
+    decision.probeCost /= perSecond;
+  // Step seconds and joules of both placements as estimated now.
+  Pricing energy = Pricing::energy(model);
+  const std::vector<int32_t> &proposal =
+      decision.proposal.empty() ? current : decision.proposal;
+  double proposedSeconds = stepTime(model, proposal, estimated);
   auto logDecision = [&](const char *type, std::optional<bool> applied) {
     MutexLock logLock(&mutex);
-    Json line = {{"type", type},
-                 {"step", step},
-                 {"current_seconds", decision.currentSeconds},
-                 {"proposed_seconds", decision.proposedSeconds},
-                 {"gain_stddev", decision.gainStdDev},
-                 {"switch_seconds", decision.switchCost},
-                 {"reason", decision.reason}};
+    Json line = {
+        {"type", type},
+        {"step", step},
+        {"objective", hwagent_objective_name(goal)},
+        {"current_seconds", seconds},
+        {"proposed_seconds", proposedSeconds},
+        {"current_joules", stepCost(model, energy, current, estimated)},
+        {"proposed_joules", stepCost(model, energy, proposal, estimated)},
+        {"current_cost", decision.currentCost},
+        {"proposed_cost", decision.proposedCost},
+        {"unit", pricing.unit},
+        {"gain_stddev", decision.gainStdDev},
+        {"switch_cost", decision.switchCost},
+        {"reason", decision.reason}};
+    if (cap > 0)
+      line["power_cap"] = cap;
     if (decision.action == Decision::probe) {
-      line["value_seconds"] = decision.probeValue;
+      line["value"] = decision.probeValue;
       line["cost_seconds"] = decision.probeCost;
     }
     if (applied)
@@ -168,7 +274,7 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
     return;
   }
   if (!decision.switchWorthIt()) {
-    if (decision.proposedSeconds < decision.currentSeconds)
+    if (decision.proposedCost < decision.currentCost)
       logDecision("decision", std::nullopt);
     return;
   }
@@ -177,8 +283,8 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   event.num_programs = static_cast<uint32_t>(current.size());
   event.old_backends = current.data();
   event.new_backends = decision.backends.data();
-  event.current_seconds = decision.currentSeconds;
-  event.proposed_seconds = decision.proposedSeconds;
+  event.current_seconds = seconds;
+  event.proposed_seconds = proposedSeconds;
   event.reason = decision.reason;
   bool vetoed =
       options.on_repartition &&
@@ -206,6 +312,7 @@ void Session::probe(int64_t step, const Decision &decision,
   a.probeBase = current;
   a.lastProbe = step;
   a.probedChanges = a.model.changes();
+  a.probedGoalChanges = a.goalChanges;
   for (size_t p = 0; p < current.size(); ++p)
     if (decision.backends[p] != current[p])
       states[p].probe.store(decision.backends[p]);

@@ -35,6 +35,10 @@ struct Model {
   double compile[kNumBackends] = {0, 0, 0};
   double compilePerByte[kNumBackends] = {0, 0, 0};
   int64_t maxCompiles[kNumBackends] = {0, 0, 0};
+  hwagent_power_info_t power = {};
+  /// What the step was partitioned for (hwagent_objective_t) and its cap.
+  int32_t objective = HWAGENT_OBJECTIVE_TIME;
+  double powerCap = 0;
   /// Per program, the edges (indices into `edges`) that touch it.
   std::vector<std::vector<uint32_t>> incident;
 
@@ -50,6 +54,12 @@ struct Model {
   /// Seconds to move `program`'s weights from backend a to b when it
   /// changes backend (f32 on the host, f16 on the ANE).
   double weightMoveCost(unsigned program, int a, int b) const;
+  /// Joules (modelled) of one execution of `program` on `backend` taking
+  /// `seconds`: its fixed joules and the running power over its seconds.
+  double programJoules(unsigned program, int backend, double seconds) const {
+    return programs[program].fixed_joules[backend] +
+           power.running[backend] * seconds;
+  }
 };
 
 /// Checks and copies `info`; errors name the entry ("program 3: ...").

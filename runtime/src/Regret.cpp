@@ -29,6 +29,9 @@ void Session::accountStep(int64_t step, double overheadSeconds) {
   for (size_t p = 0; p < ran.size(); ++p)
     ran[p] = states[p].lastRun.load(std::memory_order_relaxed);
   a.regret.actual_seconds += stepTime(model, ran, truthCost) + overheadSeconds;
+  a.regret.actual_joules +=
+      stepCost(model, Pricing::energy(model), ran, truthCost) +
+      overheadSeconds * model.power.running[HWAGENT_BACKEND_CPU];
   a.regret.switch_seconds += overheadSeconds;
   double factors[kNumBackends];
   for (int b = 0; b < kNumBackends; ++b)
@@ -192,8 +195,7 @@ hwagent_regret_t Session::regret() {
   for (int b = 0; b < kNumBackends; ++b)
     result.compiles += compiles[b].load();
   // The compiles before training are not the run's.
-  for (int32_t b : adaptive.initial)
-    --result.compiles;
+  result.compiles -= static_cast<int64_t>(adaptive.initial.size());
   if (result.steps > 0) {
     result.oracle_seconds = oracleSeconds();
     // One placement for the whole run, moved to once from the start.

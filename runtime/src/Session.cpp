@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -67,6 +68,9 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
         absl::StrCat("fault_program ", options.fault_program,
                      ": the model has ", model.programs.size(), " programs"));
 
+  objective.store(options.objective >= 0 ? options.objective : model.objective);
+  powerCap.store(options.power_cap >= 0 ? options.power_cap : model.powerCap);
+
   size_t n = model.programs.size();
   states = std::make_unique<ProgramState[]>(n);
   for (size_t i = 0; i < n; ++i) {
@@ -107,6 +111,14 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
       if (absl::Status status = checkWritable(options.profile_out);
           !status.ok())
         return status;
+    // The host's energy counter where the kernel exposes one
+    // (HWAGENT_SYSFS_ROOT points tests at a tree of their own).
+    const char *sysfs = std::getenv("HWAGENT_SYSFS_ROOT");
+    counter = EnergyCounter::open(sysfs && *sysfs ? sysfs : "/sys");
+    if (counter) {
+      counterName = counter->name();
+      counterAtStepStart = counter->joules();
+    }
   }
   {
     MutexLock lock(&adaptiveMutex);
@@ -139,9 +151,26 @@ void Session::applyScenario(int64_t step) {
     const ScenarioEvent &e = scenario[nextEvent++];
     if (e.backend >= 0)
       slowdown[e.backend].store(e.slowdown);
-    else
+    else if (e.thermal >= 0)
       thermal.store(e.thermal);
+    if (e.objective >= 0)
+      objective.store(e.objective);
+    if (e.powerCap >= 0)
+      powerCap.store(e.powerCap);
   }
+}
+
+absl::Status Session::setObjective(int32_t newObjective, double newCap) {
+  if (newObjective < 0 || newObjective >= HWAGENT_NUM_OBJECTIVES)
+    return absl::InvalidArgumentError(
+        absl::StrCat("objective ", newObjective,
+                     " is not one of time (0), energy (1), edp (2)"));
+  if (!std::isfinite(newCap) || newCap < 0)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "power cap must be finite watts >= 0 (0: none), got ", newCap));
+  objective.store(newObjective);
+  powerCap.store(newCap);
+  return absl::OkStatus();
 }
 
 double Session::scenarioFactor(int backend) const {
@@ -159,8 +188,8 @@ double Session::simulatedSeconds(const hwagent_program_info_t &program,
   return seconds;
 }
 
-void Session::record(int64_t program, int backend, double seconds, double wall,
-                     bool fault) {
+void Session::record(int64_t program, int backend, double seconds,
+                     double joules, double wall, bool fault) {
   if (!options.log_path && !options.trace_path)
     return;
   bool simulated = backend != HWAGENT_BACKEND_CPU || options.simulate_cpu;
@@ -173,6 +202,7 @@ void Session::record(int64_t program, int backend, double seconds, double wall,
                {"backend", hwagent_backend_name(backend)},
                {"simulated", simulated},
                {"seconds", seconds},
+               {"joules", joules},
                {"wall_seconds", wall},
                {"fault", fault}});
   if (trace.isOpen()) {
@@ -234,22 +264,31 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   overhead += model.weightMoveCost(program, previous, backend);
   state.lastRun.store(fault ? HWAGENT_BACKEND_CPU : backend,
                       std::memory_order_relaxed);
-  if (overhead > 0) {
-    // Saturated like the executions below (a fuzzed model's weight bytes
-    // times its compile price can exceed what int64 nanoseconds hold).
-    int64_t overheadNanos = static_cast<int64_t>(std::min(overhead, 1e6) * 1e9);
-    stepNanos[backend].fetch_add(overheadNanos, std::memory_order_relaxed);
-    stepOverheadNanos.fetch_add(overheadNanos, std::memory_order_relaxed);
-  }
   // Saturate: a predicted time times a scenario's slowdown can exceed what
   // int64 nanoseconds hold (found by scripts/fuzz). 1e6 s per execution is
   // longer than any real program and leaves the counters 9,000 executions
-  // of headroom; differences of counters are taken modulo 2^64.
-  constexpr double kMaxSeconds = 1e6;
-  int64_t nanos =
-      static_cast<int64_t>(std::clamp(seconds, 0.0, kMaxSeconds) * 1e9);
+  // of headroom; differences of counters are taken modulo 2^64. Joules
+  // likewise at 1e6 J.
+  constexpr double kMaxSeconds = 1e6, kMaxJoules = 1e6;
+  auto nano = [](double value, double max) {
+    return static_cast<int64_t>(std::clamp(value, 0.0, max) * 1e9);
+  };
+  if (overhead > 0) {
+    // Builds and weight moves run on the host.
+    int64_t overheadNanos = nano(overhead, kMaxSeconds);
+    stepNanos[backend].fetch_add(overheadNanos, std::memory_order_relaxed);
+    stepOverheadNanos.fetch_add(overheadNanos, std::memory_order_relaxed);
+    stepOverheadNanojoules.fetch_add(
+        nano(overhead * model.power.running[HWAGENT_BACKEND_CPU], kMaxJoules),
+        std::memory_order_relaxed);
+  }
+  int64_t nanos = nano(seconds, kMaxSeconds);
+  double joules = model.programJoules(program, backend, seconds);
+  int64_t nanojoules = nano(joules, kMaxJoules);
   state.executions[backend].fetch_add(1, std::memory_order_relaxed);
   state.nanos[backend].fetch_add(nanos, std::memory_order_relaxed);
+  state.nanojoules[backend].fetch_add(nanojoules, std::memory_order_relaxed);
+  stepNanojoules.fetch_add(nanojoules, std::memory_order_relaxed);
   stepNanos[backend].fetch_add(nanos, std::memory_order_relaxed);
   stepLaunches.fetch_add(1, std::memory_order_relaxed);
   if (fault) {
@@ -257,7 +296,7 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
     faults.fetch_add(1, std::memory_order_relaxed);
     stepFaults.fetch_add(1, std::memory_order_relaxed);
   }
-  record(program, backend, seconds, wall, fault);
+  record(program, backend, seconds, joules, wall, fault);
   return fault ? 1 : 0;
 }
 
@@ -278,9 +317,29 @@ absl::Status Session::endStep(double loss) {
   stats.faults = stepFaults.exchange(0);
   stats.launches = stepLaunches.exchange(0);
   stats.cpu_measured = options.simulate_cpu ? 0 : 1;
+  stats.objective = objective.load();
+  stats.power_cap = powerCap.load();
+  // Modelled energy: the programs' and switching's, the package's static
+  // power over the step and each backend's idle power while it waits.
+  double programJoules = stepNanojoules.exchange(0) * 1e-9;
+  double switchJoules = stepOverheadNanojoules.exchange(0) * 1e-9;
+  const hwagent_power_info_t &power = model.power;
+  double staticJoules = power.static_power * total, idleJoules = 0;
+  for (int b = 0; b < kNumBackends; ++b)
+    idleJoules += power.idle[b] * std::max(0.0, total - perBackend[b]);
+  stats.last_program_joules = programJoules + switchJoules;
+  stats.last_step_joules =
+      stats.last_program_joules + staticJoules + idleJoules;
+  stats.last_counter_joules = -1;
   absl::Status status = absl::OkStatus();
   {
     MutexLock lock(&mutex);
+    if (counter) {
+      double now = counter->joules();
+      if (now >= 0 && counterAtStepStart >= 0)
+        stats.last_counter_joules = now - counterAtStepStart;
+      counterAtStepStart = now;
+    }
     last = stats;
     if (log.isOpen()) {
       // Per backend, keyed by the vocabulary's names.
@@ -297,6 +356,17 @@ absl::Status Session::endStep(double loss) {
                  {"wall_seconds", stats.last_wall_seconds},
                  {"share", std::move(share)},
                  {"cpu_measured", stats.cpu_measured != 0},
+                 {"objective", hwagent_objective_name(stats.objective)},
+                 {"power_cap", stats.power_cap},
+                 {"modelled_joules", stats.last_step_joules},
+                 {"energy",
+                  {{"programs", programJoules},
+                   {"switching", switchJoules},
+                   {"static", staticJoules},
+                   {"idle", idleJoules}}},
+                 {"counter_joules", stats.last_counter_joules >= 0
+                                        ? Json(stats.last_counter_joules)
+                                        : Json(nullptr)},
                  {"launches", stats.launches},
                  {"faults", stats.faults},
                  {"total_faults", faults.load()},
@@ -331,7 +401,12 @@ void Session::discardStep() {
   stepFaults.store(0);
   stepLaunches.store(0);
   stepOverheadNanos.store(0);
+  stepNanojoules.store(0);
+  stepOverheadNanojoules.store(0);
   stepWallStart.store(nowNanos());
+  MutexLock lock(&mutex);
+  if (counter)
+    counterAtStepStart = counter->joules();
 }
 
 absl::Status Session::pin(int64_t program, int32_t backend) {
@@ -395,6 +470,7 @@ hwagent_program_stats_t Session::programStats(uint32_t index) const {
   for (int b = 0; b < kNumBackends; ++b) {
     stats.executions[b] = state.executions[b].load();
     stats.seconds[b] = state.nanos[b].load() * 1e-9;
+    stats.joules[b] = state.nanojoules[b].load() * 1e-9;
   }
   stats.faults = state.faults.load();
   return stats;

@@ -23,6 +23,7 @@
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "Adaptive.h"
+#include "EnergyCounter.h"
 #include "Lock.h"
 #include "Model.h"
 #include "Output.h"
@@ -50,6 +51,8 @@ struct ProgramState {
   std::atomic<int32_t> lastRun{0};
   std::atomic<int64_t> executions[kNumBackends] = {};
   std::atomic<int64_t> nanos[kNumBackends] = {};
+  /// Modelled joules (nanojoules) per backend.
+  std::atomic<int64_t> nanojoules[kNumBackends] = {};
   std::atomic<int64_t> faults{0};
   /// Bit b: the program's variant on backend b is built (the CPU's always
   /// is; the compile-time placement's are built before training).
@@ -102,6 +105,13 @@ struct AdaptiveState {
   /// Per program and backend, the mean measured in the step now ending
   /// (negative: none).
   std::vector<double> stepMeasured;
+  /// The objective and cap the last decision was made for (logged when
+  /// they change; a change lifts the hysteresis like a detected one).
+  int32_t decidedObjective = -1;
+  double decidedCap = 0;
+  /// Changes of the objective or cap so far, and their count at the last
+  /// probe.
+  int64_t goalChanges = 0, probedGoalChanges = 0;
 };
 
 class Session {
@@ -125,6 +135,10 @@ public:
   /// Forgets the executions since the last step end as step time.
   void discardStep();
   absl::Status pin(int64_t program, int32_t backend);
+  /// What the adaptive runtime minimizes from the next step end on.
+  absl::Status setObjective(int32_t objective, double powerCap);
+  /// The energy counter read ("" when none).
+  const std::string &energyCounterName() const { return counterName; }
   absl::Status flush();
   /// Flushes the log, closes the trace and writes the profile.
   absl::Status finish();
@@ -152,10 +166,16 @@ private:
   }
   std::vector<int32_t> currentBackends() const;
   double simulatedSeconds(const hwagent_program_info_t &program, int backend);
-  void record(int64_t program, int backend, double seconds, double wall,
-              bool fault);
+  void record(int64_t program, int backend, double seconds, double joules,
+              double wall, bool fault);
   void applyScenario(int64_t step);
   double scenarioFactor(int backend) const;
+  /// The pricing the next decision optimizes: the objective's, or for the
+  /// energy-delay product and under a power cap the blend of time and
+  /// energy whose best placement is best for the objective (Controller.cpp).
+  Pricing objectivePricing(const std::vector<int32_t> &current,
+                           const SwitchCosts &costs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
 
   // Regret.cpp
   void accountStep(int64_t step, double overheadSeconds);
@@ -195,6 +215,11 @@ private:
   std::atomic<int64_t> faults{0}, stepFaults{0}, stepLaunches{0};
   /// Switching charged in the step in progress (builds, weight moves).
   std::atomic<int64_t> stepOverheadNanos{0};
+  /// Modelled nanojoules of the step in progress: programs, switching.
+  std::atomic<int64_t> stepNanojoules{0}, stepOverheadNanojoules{0};
+  /// What the session minimizes now (a hwagent_objective_t) and its cap.
+  std::atomic<int32_t> objective{HWAGENT_OBJECTIVE_TIME};
+  std::atomic<double> powerCap{0};
   /// Variants built per backend (the compile limit counts them).
   std::atomic<int64_t> compiles[kNumBackends] = {};
 
@@ -214,6 +239,11 @@ private:
   std::mt19937_64 rng ABSL_GUARDED_BY(mutex);
   CpuUtilization cpuUtilization ABSL_GUARDED_BY(mutex);
   hwagent_step_stats_t last ABSL_GUARDED_BY(mutex) = {};
+  /// The host's energy counter (null: none readable) and its reading at
+  /// the start of the step in progress.
+  std::unique_ptr<EnergyCounter> counter ABSL_GUARDED_BY(mutex);
+  double counterAtStepStart ABSL_GUARDED_BY(mutex) = 0;
+  std::string counterName;
   bool finished = false;
 };
 

@@ -77,8 +77,22 @@ parseScenario(absl::string_view text) {
       if (!absl::SimpleAtod(f[4], &e.slowdown) || !std::isfinite(e.slowdown) ||
           !(e.slowdown >= 1.0))
         return bad("slowdown must be a finite number >= 1");
+    } else if (f[2] == "objective" && f.size() == 4) {
+      std::optional<hwcore::Objective> objective = hwcore::parseObjectiveName(
+          std::string_view(f[3].data(), f[3].size()));
+      if (!objective)
+        return bad(
+            absl::StrCat("unknown objective '", f[3], "' (time, energy, edp)"));
+      e.objective = static_cast<int>(*objective);
+    } else if (f[2] == "power_cap" && f.size() == 4) {
+      if (f[3] == "none")
+        e.powerCap = 0;
+      else if (!absl::SimpleAtod(f[3], &e.powerCap) ||
+               !std::isfinite(e.powerCap) || !(e.powerCap > 0))
+        return bad("power_cap must be a finite number of watts > 0 or 'none'");
     } else {
-      return bad("expected '<backend> slowdown <factor>' or 'thermal <state>'");
+      return bad("expected '<backend> slowdown <factor>', 'thermal <state>', "
+                 "'objective <name>' or 'power_cap <watts|none>'");
     }
     events.push_back(e);
   }

@@ -18,15 +18,20 @@ namespace hwagent_rt {
 /// changes.
 struct ScenarioEvent {
   int64_t step = 0;
-  int backend = -1;    // -1 for a thermal event
-  double slowdown = 1; // >= 1
-  int thermal = -1;    // 0..3 for a thermal event
+  int backend = -1;     // -1 for another event
+  double slowdown = 1;  // >= 1
+  int thermal = -1;     // 0..3 for a thermal event
+  int objective = -1;   // a hwagent_objective_t the session switches to
+  double powerCap = -1; // watts (0: lifted), -1: no cap event
 };
 
 /// Parses a scenario file:
 ///   hwagent-scenario 1
 ///   at <step> <cpu|ane|gpu> slowdown <factor>
 ///   at <step> thermal <nominal|fair|serious|critical>
+///   at <step> objective <time|energy|edp>     (e.g. the machine went on
+///                                              battery)
+///   at <step> power_cap <watts|none>          (a low-power mode)
 /// ('#' starts a comment). Events are returned sorted by step; errors name
 /// the line (a slowdown must be a finite number >= 1).
 absl::StatusOr<std::vector<ScenarioEvent>>

@@ -70,6 +70,32 @@ public:
     maxCompiles_[backend] = maxCompiles;
     return *this;
   }
+  /// The target's power model (watts; docs/targets.md "Power").
+  ModelBuilder &power(std::array<double, 3> idle, std::array<double, 3> running,
+                      double staticPower, double boundary = 0,
+                      double boundaryPerByte = 0) {
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+      power_.idle[b] = idle[b];
+      power_.running[b] = running[b];
+    }
+    power_.static_power = staticPower;
+    power_.boundary = boundary;
+    power_.boundary_per_byte = boundaryPerByte;
+    return *this;
+  }
+  /// Joules of an execution of the last program that do not grow with
+  /// its time, per backend.
+  ModelBuilder &fixedJoules(std::array<double, 3> joules) {
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+      programs.back().fixed_joules[b] = joules[b];
+    return *this;
+  }
+  /// What the model was partitioned for.
+  ModelBuilder &objective(int32_t objective, double powerCap = 0) {
+    objective_ = objective;
+    powerCap_ = powerCap;
+    return *this;
+  }
   /// Bytes of weights the last program holds.
   ModelBuilder &weights(int64_t bytes) {
     programs.back().weight_bytes = bytes;
@@ -104,6 +130,9 @@ public:
       for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
         info.links[a][b] = links_[a][b];
     }
+    info.power = power_;
+    info.objective = objective_;
+    info.power_cap = powerCap_;
     return info;
   }
 
@@ -115,6 +144,9 @@ public:
   double compile_[HWAGENT_NUM_BACKENDS] = {};
   double compilePerByte_[HWAGENT_NUM_BACKENDS] = {};
   int64_t maxCompiles_[HWAGENT_NUM_BACKENDS] = {};
+  hwagent_power_info_t power_ = {};
+  int32_t objective_ = HWAGENT_OBJECTIVE_TIME;
+  double powerCap_ = 0;
 };
 
 } // namespace hwagent_test

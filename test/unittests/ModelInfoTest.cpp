@@ -47,6 +47,8 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
   PassManager partition(&context);
   PartitionBackendsOptions options;
   options.strategy = hwcore::Strategy::ane; // programs on two backends
+  options.objective = hwcore::Objective::energy;
+  options.powerCap = 50.0;
   buildPartitionBackendsPipeline(partition, options);
   ASSERT_TRUE(succeeded(partition.run(*module)));
   FailureOr<ModelTable> table = buildModelTable(*module);
@@ -98,6 +100,10 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
     for (int k = 0; k < HWAGENT_NUM_BACKENDS; ++k) {
       EXPECT_EQ(a.predicted[k], b.predicted[k]) << i;
       EXPECT_EQ(a.weight_update[k], b.weight_update[k]) << i;
+      EXPECT_EQ(a.fixed_joules[k], b.fixed_joules[k]) << i;
+      // Every variant does work: per FLOP and per byte, and its launch.
+      if ((a.legal_mask >> k) & 1u)
+        EXPECT_GT(a.fixed_joules[k], 0) << i;
     }
   }
   for (uint32_t i = 0; i < jit.num_edges; ++i) {
@@ -106,6 +112,18 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
     EXPECT_EQ(a.to, b.to) << i;
     EXPECT_EQ(a.bytes, b.bytes) << i;
     EXPECT_EQ(a.convert_bytes, b.convert_bytes) << i;
+  }
+  // The power model and what the step was partitioned for.
+  EXPECT_EQ(jit.objective, int32_t(HWAGENT_OBJECTIVE_ENERGY));
+  EXPECT_EQ(jit.power_cap, 50.0);
+  EXPECT_EQ(jit.power.static_power, expected.power.static_power);
+  EXPECT_GT(jit.power.static_power, 0);
+  EXPECT_EQ(jit.power.boundary, expected.power.boundary);
+  EXPECT_EQ(jit.power.boundary_per_byte, expected.power.boundary_per_byte);
+  for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
+    EXPECT_EQ(jit.power.idle[a], expected.power.idle[a]);
+    EXPECT_EQ(jit.power.running[a], expected.power.running[a]);
+    EXPECT_GT(jit.power.running[a], 0);
   }
   for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
     EXPECT_EQ(jit.compile[a], expected.compile[a]);

@@ -329,10 +329,11 @@ TEST(Runtime, BadScenariosAreRejected) {
     hwagent_options_init(&options);
     options.scenario_path = path.c_str();
     EXPECT_EQ(create(info, &options), HWAGENT_INVALID_ARGUMENT) << text;
-    if (*text)
+    if (*text) {
       EXPECT_NE(std::string(hwagent_error_message()).find("line"),
                 std::string::npos)
           << text;
+    }
   }
   hwagent_options_t options;
   hwagent_options_init(&options);

@@ -417,6 +417,16 @@ int main(int argc, char **argv) {
                                : "  times: cpu measured on this machine; "
                                  "ane/gpu simulated by the target's device "
                                  "model\n");
+  if (const char *counter = hwagent_session_energy_counter(session))
+    llvm::outs() << llvm::formatv(
+        "  energy: modelled from those times and the target's power values; "
+        "this machine's package counter ({0}, every process) measured per "
+        "step\n",
+        counter);
+  else
+    llvm::outs() << "  energy: modelled from those times and the target's "
+                    "power values (no readable energy counter here: "
+                    "powercap/RAPL or perf power events)\n";
   bool bar = progress == ProgressStyle::bar ||
              (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
 
@@ -470,6 +480,9 @@ int main(int argc, char **argv) {
   };
 
   double firstLoss = NAN, lastLoss = NAN;
+  // The run's energy: modelled, and the package counter's where readable.
+  double runJoules = 0, runSeconds = 0, counterJoules = 0;
+  bool counted = true, onlyTime = true;
   int ran = 0;
   std::vector<double> walls;
   int64_t peakStepBytes = 0;
@@ -497,6 +510,12 @@ int main(int argc, char **argv) {
       hwagent_kernels_reset_stats();
     if (!first || totalSteps - firstStep == 1)
       walls.push_back(stats.last_wall_seconds);
+    runJoules += stats.last_step_joules;
+    runSeconds += stats.last_step_seconds;
+    counterJoules += stats.last_counter_joules;
+    counted &= stats.last_counter_joules >= 0;
+    onlyTime &=
+        stats.objective == HWAGENT_OBJECTIVE_TIME && stats.power_cap <= 0;
     if (first)
       firstLoss = loss;
     lastLoss = loss;
@@ -536,10 +555,14 @@ int main(int argc, char **argv) {
                                     ? "measured"
                                     : "simulated");
       llvm::outs() << llvm::formatv(
-          "step {0,4}  loss {1,12:e4}  step {2,10:f3} ms ({3})  wall {4,9:f2} "
-          "ms  launches {5}  faults {6}",
+          "step {0,4}  loss {1,12:e4}  step {2,10:f3} ms ({3})  {4:f3} mJ "
+          "modelled  wall {5,9:f2} ms  launches {6}  faults {7}",
           step, loss, stats.last_step_seconds * 1e3, shares,
-          stats.last_wall_seconds * 1e3, stats.launches, stats.faults);
+          stats.last_step_joules * 1e3, stats.last_wall_seconds * 1e3,
+          stats.launches, stats.faults);
+      if (stats.last_counter_joules >= 0)
+        llvm::outs() << llvm::formatv("  package {0:f3} J measured",
+                                      stats.last_counter_joules);
       if (dataset)
         llvm::outs() << "  epoch " << epoch;
       llvm::outs() << "\n";
@@ -584,6 +607,25 @@ int main(int argc, char **argv) {
         walls[walls.size() / 2] * 1e3, walls.size(),
         ran > 1 ? ", after the first" : "", peakStepBytes / double(1 << 20),
         usage.ru_maxrss / 1024.0);
+  }
+  if (ran > 0) {
+    hwagent_step_stats_t stats;
+    hwagent_session_step_stats(session, &stats);
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: energy {0:f4} J over {1} steps ({2:f3} mJ per step, "
+        "{3:f2} W average over the target's step time; modelled), objective "
+        "{4}",
+        runJoules, ran, runJoules / ran * 1e3,
+        runSeconds > 0 ? runJoules / runSeconds : 0.0,
+        hwagent_objective_name(stats.objective));
+    if (stats.power_cap > 0)
+      llvm::outs() << llvm::formatv(", power cap {0:f2} W", stats.power_cap);
+    if (counted && hwagent_session_energy_counter(session))
+      llvm::outs() << llvm::formatv("; this machine's package {0:f3} J "
+                                    "(measured, {1})",
+                                    counterJoules,
+                                    hwagent_session_energy_counter(session));
+    llvm::outs() << "\n";
   }
   if (int64_t count = hwagent_kernels_stats(nullptr, 0)) {
     std::vector<hwagent_kernel_stat_t> kernels(count);
@@ -642,6 +684,12 @@ int main(int argc, char **argv) {
             regret.oracle_seconds * 1e3,
             100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
             regret.best_fixed_seconds * 1e3);
+      if (regret.steps > 0 && !onlyTime)
+        llvm::outs() << llvm::formatv(
+            "hwagent-run: the oracle and the best fixed assignment minimize "
+            "time; this run also optimized energy or kept a cap: {0:f4} J "
+            "(modelled)\n",
+            regret.actual_joules);
     }
   }
   if (printParams)

@@ -39,6 +39,13 @@ def HwAgent_Dialect : Dialect {
     /// Steps per weight update (hwagent-estimate-costs' `update-every`;
     /// absent: every step).
     "::mlir::IntegerAttr":$update_every,
+    /// What the placement minimizes when not the step time
+    /// (hwagent-assign-backends' `objective`: "energy" or "edp"); the
+    /// runtime's sessions optimize it too.
+    "::mlir::StringAttr":$objective,
+    /// The average watts over a step the placement keeps under
+    /// (hwagent-assign-backends' `power-cap`).
+    "::mlir::FloatAttr":$power_cap,
     /// Weight arguments arrive anew at every call even outside a training
     /// step (hwagent-estimate-costs' `weights-as-inputs`).
     "::mlir::UnitAttr":$weights_as_inputs,

@@ -4,6 +4,8 @@
 #include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
+
 #include "HwAgent/Core/Vocabulary.h"
 
 using namespace mlir;
@@ -71,6 +73,25 @@ LogicalResult HwAgentDialect::verifyOperationAttribute(Operation *op,
                   "a unit attribute on a module");
   if (name == TrainingAttrHelper::getNameStr())
     return expect(isa<BoolAttr>(attr.getValue()), "a boolean");
+  if (name == UpdateEveryAttrHelper::getNameStr()) {
+    auto every = dyn_cast<IntegerAttr>(attr.getValue());
+    return expect(every && every.getType().isSignlessInteger() &&
+                      every.getValue().getSExtValue() >= 1,
+                  "an integer >= 1");
+  }
+  if (name == ObjectiveAttrHelper::getNameStr()) {
+    auto objective = dyn_cast<StringAttr>(attr.getValue());
+    return expect(objective && isa<ModuleOp>(op) &&
+                      ::hwcore::parseObjectiveName(objective.getValue().str()),
+                  "the name of an objective (time, energy, edp) on a module");
+  }
+  if (name == PowerCapAttrHelper::getNameStr()) {
+    auto cap = dyn_cast<FloatAttr>(attr.getValue());
+    return expect(cap && isa<ModuleOp>(op) &&
+                      std::isfinite(cap.getValueAsDouble()) &&
+                      cap.getValueAsDouble() >= 0,
+                  "a finite number of watts >= 0 on a module");
+  }
   if (name == KeyAttrHelper::getNameStr())
     return expect(isa<StringAttr>(attr.getValue()), "a string");
   if (name == BoundaryAttrHelper::getNameStr())

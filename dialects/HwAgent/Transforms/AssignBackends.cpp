@@ -136,6 +136,18 @@ struct AssignBackendsPass
 
     for (Solved &entry : solved)
       apply(entry);
+    // The runtime's sessions optimize what the placement was made for.
+    if (objective != cm::Objective::time)
+      dialect->getObjectiveAttrHelper().setAttr(
+          module, StringAttr::get(ctx, cm::objectiveName(objective)));
+    else
+      dialect->getObjectiveAttrHelper().removeAttr(module);
+    if (powerCap > 0)
+      dialect->getPowerCapAttrHelper().setAttr(
+          module,
+          FloatAttr::get(Float64Type::get(ctx), static_cast<double>(powerCap)));
+    else
+      dialect->getPowerCapAttrHelper().removeAttr(module);
     if (summary)
       printSummary(target, solved);
     if (!report.empty() && failed(writeReport(module, target, solved)))

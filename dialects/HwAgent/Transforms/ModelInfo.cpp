@@ -27,7 +27,8 @@ static_assert(offsetof(hwagent_region_info_t, key) == 0 &&
                   offsetof(hwagent_region_info_t, legal_mask) == 56,
               "region layout emitted below");
 static_assert(offsetof(hwagent_program_info_t, predicted) == 16 &&
-                  offsetof(hwagent_program_info_t, weight_update) == 56,
+                  offsetof(hwagent_program_info_t, weight_update) == 56 &&
+                  offsetof(hwagent_program_info_t, fixed_joules) == 72,
               "program layout emitted below");
 static_assert(offsetof(hwagent_edge_info_t, bytes) == 8 &&
                   offsetof(hwagent_edge_info_t, convert_bytes) == 16,
@@ -36,7 +37,10 @@ static_assert(offsetof(hwagent_model_info_t, target) == 24 &&
                   offsetof(hwagent_model_info_t, compile) == 272 &&
                   offsetof(hwagent_model_info_t, functions) == 296 &&
                   offsetof(hwagent_model_info_t, compile_per_byte) == 304 &&
-                  offsetof(hwagent_model_info_t, max_compiles) == 328,
+                  offsetof(hwagent_model_info_t, max_compiles) == 328 &&
+                  offsetof(hwagent_model_info_t, power) == 352 &&
+                  offsetof(hwagent_model_info_t, objective) == 424 &&
+                  offsetof(hwagent_model_info_t, power_cap) == 432,
               "model layout emitted below");
 static_assert(offsetof(hwagent_value_info_t, shape) == 8 &&
                   offsetof(hwagent_value_info_t, rank) == 16 &&
@@ -61,13 +65,15 @@ struct Emitter {
     region = LLVM::LLVMStructType::getLiteral(
         ctx, {i64, i64, i64, i32, i32, doubles, i32, i32});
     program = LLVM::LLVMStructType::getLiteral(
-        ctx, {i32, i32, i32, i32, doubles, i64, i64, ints, i32});
+        ctx, {i32, i32, i32, i32, doubles, i64, i64, ints, i32, doubles});
     edge = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i64, i64});
     linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
     linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
+    power = LLVM::LLVMStructType::getLiteral(ctx,
+                                             {doubles, doubles, f64, f64, f64});
     model = LLVM::LLVMStructType::getLiteral(
         ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
-              doubles, ptr, doubles, longs});
+              doubles, ptr, doubles, longs, power, i32, i32, f64});
     value =
         LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
     function =
@@ -98,7 +104,8 @@ struct Emitter {
          array(p.predicted, [&](double v) { return f64Attr(v); }),
          i64Attr(p.flops), i64Attr(p.weight_bytes),
          array(p.weight_update, [&](int32_t v) { return i32Attr(v); }),
-         i32Attr(0)});
+         i32Attr(0),
+         array(p.fixed_joules, [&](double v) { return f64Attr(v); })});
   }
   Attribute edgeAttr(const hwagent_edge_info_t &e) {
     return b.getArrayAttr({i32Attr(e.from), i32Attr(e.to), i64Attr(e.bytes),
@@ -108,7 +115,7 @@ struct Emitter {
   MLIRContext *ctx;
   Builder b;
   Type i32, i64, f64, ptr, doubles, ints, longs, link, region, program, edge,
-      linkRow, linkTable, model, value, function;
+      linkRow, linkTable, power, model, value, function;
 };
 } // namespace
 
@@ -341,6 +348,23 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
         ib, loc, model, constant(e.i64, e.i64Attr(table.maxCompiles[b])),
         ArrayRef<int64_t>{maxCompilesField, b});
   }
+  // The power model, field by field.
+  int64_t powerField = field++;
+  auto powerValue = [&](ArrayRef<int64_t> position, double v) {
+    model = LLVM::InsertValueOp::create(
+        ib, loc, model, constant(e.f64, e.f64Attr(v)), position);
+  };
+  const hwagent_power_info_t &power = table.power;
+  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    powerValue({powerField, 0, b}, power.idle[b]);
+    powerValue({powerField, 1, b}, power.running[b]);
+  }
+  powerValue({powerField, 2}, power.boundary);
+  powerValue({powerField, 3}, power.boundary_per_byte);
+  powerValue({powerField, 4}, power.static_power);
+  insert(constant(e.i32, e.i32Attr(table.objective)));
+  insert(constant(e.i32, e.i32Attr(0)));
+  insert(constant(e.f64, e.f64Attr(table.powerCap)));
   LLVM::ReturnOp::create(ib, loc, model);
 
   // The accessor generated code and drivers call.

@@ -38,6 +38,9 @@ struct ModelTable {
   double compile[HWAGENT_NUM_BACKENDS] = {};
   double compilePerByte[HWAGENT_NUM_BACKENDS] = {};
   int64_t maxCompiles[HWAGENT_NUM_BACKENDS] = {};
+  hwagent_power_info_t power = {};
+  int32_t objective = HWAGENT_OBJECTIVE_TIME;
+  double powerCap = 0;
   /// programs[i]'s regions.
   std::vector<ProgramGroup> groups;
 

@@ -176,6 +176,30 @@ struct TargetDescription {
   LinkDescription link(BackendKind from, BackendKind to) const;
 };
 
+/// Joules of a program's work on `backend` that do not grow with its time:
+/// per FLOP and per byte of its traffic (`memorySeconds` at the backend's
+/// bandwidth). A program's joules are these, its launch energy and
+/// runningPower(backend) over its seconds.
+inline double workJoules(const BackendDescription &backend, double flops,
+                         double memorySeconds) {
+  return backend.energyPerFlop * flops +
+         backend.energyPerByte * memorySeconds * backend.bandwidth;
+}
+/// Watts while a program runs on `backend`: its own and the host's feeding
+/// it.
+inline double runningPower(const BackendDescription &backend) {
+  return backend.activePower + backend.hostPower;
+}
+/// Watts of the host while it copies and converts at a boundary: one
+/// core's share of its active power.
+inline double boundaryPower(const BackendDescription &host) {
+  return host.activePower / double(host.threads > 1 ? host.threads : 1);
+}
+/// Joules per byte crossing a boundary (read and written by the host).
+inline double boundaryJoulesPerByte(const BackendDescription &host) {
+  return 2.0 * host.energyPerByte;
+}
+
 /// The target a partition is made for when none is named (every driver's
 /// default: hwagent-opt's passes, hwagent-run, the benchmarks).
 inline constexpr const char *kDefaultTarget = "apple-m4";

@@ -108,13 +108,13 @@ std::optional<BackendKind> fixedBackend(Strategy strategy);
 /// What the optimal placement minimizes (docs/partitioning.md).
 enum class Objective {
   /// The step's seconds.
-  time,
+  time = HWAGENT_OBJECTIVE_TIME,
   /// The step's joules (modelled: docs/cost-model.md "Energy").
-  energy,
+  energy = HWAGENT_OBJECTIVE_ENERGY,
   /// Joules x seconds.
-  edp,
+  edp = HWAGENT_OBJECTIVE_EDP,
 };
-constexpr std::array<Objective, 3> kAllObjectives = {
+constexpr std::array<Objective, HWAGENT_NUM_OBJECTIVES> kAllObjectives = {
     Objective::time, Objective::energy, Objective::edp};
 const char *objectiveName(Objective objective);
 const char *objectiveDescription(Objective objective);

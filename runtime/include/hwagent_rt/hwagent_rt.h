@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 /** Bumped on any incompatible change of this header. */
-#define HWAGENT_RT_API_VERSION 4u
+#define HWAGENT_RT_API_VERSION 5u
 
 /** The version the linked library implements. */
 HWAGENT_RT_API uint32_t hwagent_rt_api_version(void);
@@ -80,6 +80,21 @@ typedef enum hwagent_weight_update {
 #define HWAGENT_NUM_WEIGHT_UPDATES 4
 
 HWAGENT_RT_API const char *hwagent_weight_update_name(int32_t mode);
+
+/** What the partitioner and the adaptive runtime minimize. */
+typedef enum hwagent_objective {
+  /** The step's seconds. */
+  HWAGENT_OBJECTIVE_TIME = 0,
+  /** The step's joules (modelled from the target's power values). */
+  HWAGENT_OBJECTIVE_ENERGY = 1,
+  /** Joules x seconds (energy-delay product). */
+  HWAGENT_OBJECTIVE_EDP = 2,
+} hwagent_objective_t;
+
+#define HWAGENT_NUM_OBJECTIVES 3
+
+/** "time", "energy", "edp"; "unknown" out of range. */
+HWAGENT_RT_API const char *hwagent_objective_name(int32_t objective);
 
 typedef enum hwagent_thermal {
   HWAGENT_THERMAL_NOMINAL = 0,
@@ -130,7 +145,7 @@ HWAGENT_RT_API const char *hwagent_role_name(int32_t role);
 /* ---- The compiled model (written by the compiler, read by the runtime) - */
 
 /** Bumped on any change of the structs below. */
-#define HWAGENT_MODEL_INFO_VERSION 3u
+#define HWAGENT_MODEL_INFO_VERSION 4u
 
 /** Price of moving data from one backend to another. */
 typedef struct hwagent_link_info {
@@ -180,6 +195,11 @@ typedef struct hwagent_program_info {
   /** hwagent_weight_update_t of its weights on each backend. */
   int32_t weight_update[HWAGENT_NUM_BACKENDS];
   uint32_t reserved;
+  /** Joules per execution on each backend that do not scale with its time
+   *  (per FLOP, per byte of traffic, the launch); an execution of t
+   *  seconds costs fixed_joules[b] + power.running[b] * t (modelled from
+   *  the target's power values, docs/cost-model.md "Energy"). */
+  double fixed_joules[HWAGENT_NUM_BACKENDS];
 } hwagent_program_info_t;
 
 /** Data flowing from one program to another (-1: the host, which is the
@@ -222,6 +242,24 @@ typedef struct hwagent_function_info {
   uint32_t num_results;
 } hwagent_function_info_t;
 
+/** The target's power model as the runtime prices a step's energy
+ *  (docs/targets.md "Power"): a step of T seconds whose programs run b_i
+ *  seconds on backend i costs its programs' joules, the host's at the
+ *  boundaries, static * T and idle[i] * (T - b_i) per backend. */
+typedef struct hwagent_power_info {
+  /** Watts of each backend while it waits (the ANE's rail is off: 0). */
+  double idle[HWAGENT_NUM_BACKENDS];
+  /** Watts while a program runs on the backend: its active power and the
+   *  host's while it feeds it. */
+  double running[HWAGENT_NUM_BACKENDS];
+  /** Watts of the host while it copies and converts at a boundary. */
+  double boundary;
+  /** Joules per byte crossing a boundary. */
+  double boundary_per_byte;
+  /** The package's static power over the whole step. */
+  double static_power;
+} hwagent_power_info_t;
+
 typedef struct hwagent_model_info {
   /** HWAGENT_MODEL_INFO_VERSION. */
   uint32_t version;
@@ -248,6 +286,13 @@ typedef struct hwagent_model_info {
   /** Program compiles one process can do on each backend (0: no limit);
    *  the runtime never builds a variant past it. */
   int64_t max_compiles[HWAGENT_NUM_BACKENDS];
+  hwagent_power_info_t power;
+  /** The hwagent_objective_t the step was partitioned for; a session
+   *  optimizes it unless its options say otherwise. */
+  int32_t objective;
+  int32_t reserved;
+  /** Average watts over a step the placement may not exceed (0: none). */
+  double power_cap;
 } hwagent_model_info_t;
 
 /* ---- Sessions ----------------------------------------------------------- */
@@ -323,7 +368,12 @@ typedef struct hwagent_options {
   /** Threads the CPU kernels (contractions through oneDNN) may use
    *  (0 = all online CPUs); the elementwise code runs on one. */
   int32_t cpu_threads;
-  int32_t reserved;
+  /** The hwagent_objective_t the adaptive runtime minimizes (-1, the
+   *  default: the one the model was compiled for). */
+  int32_t objective;
+  /** Average watts over a step the adaptive runtime keeps under (0: none;
+   *  -1, the default: the model's). */
+  double power_cap;
 } hwagent_options_t;
 
 HWAGENT_RT_API void hwagent_options_init(hwagent_options_t *options);
@@ -340,6 +390,14 @@ hwagent_session_destroy(hwagent_session_t *session);
 
 /** The session generated code talks to (one per process at a time). */
 HWAGENT_RT_API void hwagent_session_make_current(hwagent_session_t *session);
+
+/** Changes what the adaptive runtime minimizes from the next step end on:
+ *  `objective` a hwagent_objective_t, `power_cap` average watts (0: none).
+ *  What a host application calls when the OS says the machine went on
+ *  battery or into a low-power mode (a scenario's `objective` and
+ *  `power_cap` events do the same in simulation). */
+HWAGENT_RT_API hwagent_status_t hwagent_session_set_objective(
+    hwagent_session_t *session, int32_t objective, double power_cap);
 
 /** Pins program `program` (its index) to `backend` from now on;
  *  HWAGENT_INVALID_ARGUMENT when it has no variant there. */
@@ -497,12 +555,17 @@ HWAGENT_RT_API hwagent_status_t hwagent_session_telemetry(
 /** One scripted event of a session's scenario. */
 typedef struct hwagent_scenario_event {
   int64_t step;
-  /** The backend slowed down (-1: a thermal event). */
+  /** The backend slowed down (-1: another event). */
   int32_t backend;
   /** A hwagent_thermal_t for thermal events, -1 otherwise. */
   int32_t thermal_state;
   /** Time multiplier of `backend` from `step` on (>= 1). */
   double slowdown;
+  /** A hwagent_objective_t the session switches to (-1: none). */
+  int32_t objective;
+  int32_t reserved;
+  /** A power cap the session sets (watts, 0: lifts it; -1: none). */
+  double power_cap;
 } hwagent_scenario_event_t;
 
 /** The session's scripted events in step order; returns their number
@@ -521,6 +584,9 @@ typedef struct hwagent_program_stats {
   double seconds[HWAGENT_NUM_BACKENDS];
   /** ANE executions that failed and were re-run on the CPU. */
   int64_t faults;
+  /** Joules per backend, modelled from the seconds above and the target's
+   *  power values (fixed_joules + power.running x seconds). */
+  double joules[HWAGENT_NUM_BACKENDS];
 } hwagent_program_stats_t;
 
 typedef struct hwagent_step_stats {
@@ -539,8 +605,27 @@ typedef struct hwagent_step_stats {
   /** 1 when the CPU share was measured here, 0 when simulate_cpu charged
    *  the CPU its predicted time. */
   int32_t cpu_measured;
-  int32_t reserved;
+  /** The objective the session minimized in the last step. */
+  int32_t objective;
+  /** Joules of the last step as the target would spend them, modelled
+   *  from last_step_seconds' parts and the target's power values:
+   *  programs (switching included), static and idle power. */
+  double last_step_joules;
+  /** Of last_step_joules: the programs', switching included. */
+  double last_program_joules;
+  /** Joules this machine's energy counter (powercap/RAPL or a perf energy
+   *  event: the whole package, every process) counted over the last step's
+   *  wall time: measured; -1 when no counter is readable. */
+  double last_counter_joules;
+  /** The power cap in force (0: none). */
+  double power_cap;
 } hwagent_step_stats_t;
+
+/** The energy counter the session reads ("powercap:<zone>" or
+ *  "perf:power/energy-pkg/"), or NULL when none is readable here: then
+ *  every joule it reports is modelled. */
+HWAGENT_RT_API const char *
+hwagent_session_energy_counter(const hwagent_session_t *session);
 
 /** Adaptive evaluation (with simulate_cpu): seconds summed over the steps
  *  run so far for what ran (switching charged), the clairvoyant oracle (the
@@ -560,6 +645,10 @@ typedef struct hwagent_regret {
   double switch_seconds;
   /** Variants built while running, all backends. */
   int64_t compiles;
+  /** Joules of what ran (modelled from the truth's seconds), switching
+   *  included. The oracle and the best fixed placement are the
+   *  time-optimal ones: compare runs' joules under an energy objective. */
+  double actual_joules;
 } hwagent_regret_t;
 
 /** One change of the scenario's conditions and how the runtime met it. */
@@ -619,7 +708,7 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_region_info_t) == 64,
                          "hwagent_region_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_region_info_t, predicted) == 32,
                          "hwagent_region_info_t.predicted");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 72,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 96,
                          "hwagent_program_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_program_info_t, flops) == 40,
                          "hwagent_program_info_t.flops");
@@ -627,25 +716,28 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24,
                          "hwagent_edge_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
                          "hwagent_model_info_t.links");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) ==
-                             56 + 24 * 9 + 8 * 3 + 8 + 8 * 3 + 8 * 3,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) == 56 + 24 * 9 + 8 * 3 +
+                                                             8 + 8 * 3 + 8 * 3 +
+                                                             8 * 9 + 4 + 4 + 8,
                          "hwagent_model_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_value_info_t) == 32,
                          "hwagent_value_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_function_info_t) == 40,
                          "hwagent_function_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_tensor_t) == 88, "hwagent_tensor_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 64,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_power_info_t) == 72,
+                         "hwagent_power_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 88,
                          "hwagent_program_stats_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 72,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 104,
                          "hwagent_step_stats_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_telemetry_t) == 48,
                          "hwagent_telemetry_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_scenario_event_t) == 24,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_scenario_event_t) == 40,
                          "hwagent_scenario_event_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_repartition_t) == 64,
                          "hwagent_repartition_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_regret_t) == 72, "hwagent_regret_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_regret_t) == 80, "hwagent_regret_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_event_outcome_t) == 40,
                          "hwagent_event_outcome_t");
 #undef HWAGENT_RT_STATIC_ASSERT

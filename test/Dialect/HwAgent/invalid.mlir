@@ -419,3 +419,18 @@ func.func @f(%x: f32) -> f32 {
   %y = arith.addf %x, %x {hwagent.boundary} : f32
   return %y : f32
 }
+
+// -----
+
+// expected-error @+1 {{'hwagent.objective' must be the name of an objective (time, energy, edp) on a module}}
+module attributes {hwagent.objective = "fast"} {}
+
+// -----
+
+// expected-error @+1 {{'hwagent.power_cap' must be a finite number of watts >= 0 on a module}}
+module attributes {hwagent.power_cap = -2.0 : f64} {}
+
+// -----
+
+// expected-error @+1 {{'hwagent.update_every' must be an integer >= 1}}
+module attributes {hwagent.update_every = 0 : i64} {}

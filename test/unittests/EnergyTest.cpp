@@ -1,0 +1,386 @@
+//===- EnergyTest.cpp - energy in the runtime: accounting, objectives -----===//
+
+#include "Adaptive.h"
+#include "EnergyCounter.h"
+#include "ModelBuilder.h"
+#include "Telemetry.h"
+#include "hwagent_rt/hwagent_rt.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace hwagent_rt;
+using hwagent_test::ModelBuilder;
+
+namespace {
+
+/// Program 0 on the CPU (1 ms), program 1 on the ANE (2 ms; CPU 8 ms), no
+/// boundaries. Power: idle cpu 0.5 W, gpu 1 W (the ANE's rail is off);
+/// running cpu 5 W, ane 2 W, gpu 10 W; static 1 W; fixed joules 0.1 mJ
+/// and 0.2 mJ where each runs.
+ModelBuilder powered() {
+  ModelBuilder m;
+  m.program(HWAGENT_BACKEND_CPU, {1e-3, 0, 0})
+      .fixedJoules({1e-4, 0, 0})
+      .program(HWAGENT_BACKEND_ANE, {8e-3, 2e-3, 0})
+      .fixedJoules({3e-4, 2e-4, 0})
+      .power({0.5, 0, 1.0}, {5, 2, 10}, 1.0);
+  return m;
+}
+
+/// Runs the programs once; returns the backend the last one ran on.
+int32_t runStep(std::initializer_list<int64_t> programs) {
+  int32_t b = -1;
+  for (int64_t id : programs) {
+    b = hwagent_rt_select(id); // a pending probe is taken here
+    hwagent_rt_begin(id, b);
+    hwagent_rt_end(id, b, 0);
+  }
+  return b;
+}
+
+hwagent_session_t *open(const hwagent_model_info_t &info,
+                        hwagent_options_t options) {
+  hwagent_session_t *s = nullptr;
+  EXPECT_EQ(hwagent_session_create(&info, &options, &s), HWAGENT_OK)
+      << hwagent_error_message();
+  hwagent_session_make_current(s);
+  return s;
+}
+
+hwagent_options_t simulated() {
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.simulate_cpu = 1;
+  return options;
+}
+
+// By hand: T = 1 + 2 = 3 ms. Programs 0.1 mJ + 5 W x 1 ms = 5.1 mJ and
+// 0.2 mJ + 2 W x 2 ms = 4.2 mJ; static 1 W x 3 ms = 3 mJ; idle: the CPU
+// 0.5 W x 2 ms = 1 mJ, the GPU 1 W x 3 ms = 3 mJ. 16.3 mJ in all.
+TEST(Energy, StepJoulesAgainstHandComputedValues) {
+  ModelBuilder builder = powered();
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = open(info, simulated());
+  runStep({0, 1});
+  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+  hwagent_step_stats_t step;
+  ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+  EXPECT_NEAR(step.last_step_seconds, 3e-3, 1e-12);
+  EXPECT_NEAR(step.last_program_joules, 9.3e-3, 1e-9);
+  EXPECT_NEAR(step.last_step_joules, 16.3e-3, 1e-9);
+  EXPECT_EQ(step.objective, HWAGENT_OBJECTIVE_TIME);
+  EXPECT_EQ(step.power_cap, 0);
+  hwagent_program_stats_t p;
+  ASSERT_EQ(hwagent_session_program_stats(s, 1, &p), HWAGENT_OK);
+  EXPECT_NEAR(p.joules[HWAGENT_BACKEND_ANE], 4.2e-3, 1e-9);
+  EXPECT_EQ(p.joules[HWAGENT_BACKEND_CPU], 0);
+  hwagent_session_destroy(s);
+
+  // The adaptive runtime's energy pricing is the same account.
+  Model model = *loadModel(&info);
+  std::vector<int32_t> placement = {HWAGENT_BACKEND_CPU, HWAGENT_BACKEND_ANE};
+  auto predicted = [&](size_t p, int b) {
+    return model.programs[p].predicted[b];
+  };
+  EXPECT_NEAR(stepCost(model, Pricing::energy(model), placement, predicted),
+              16.3e-3, 1e-9);
+  EXPECT_NEAR(stepTime(model, placement, predicted), 3e-3, 1e-12);
+  // A blend is seconds plus its weight times joules.
+  EXPECT_NEAR(stepCost(model, Pricing::blend(model, 0.5), placement, predicted),
+              3e-3 + 0.5 * 16.3e-3, 1e-9);
+}
+
+TEST(Energy, BoundariesAreChargedTheHostsPower) {
+  ModelBuilder builder;
+  builder.links(1e9, 0, 1e-4)
+      .program(HWAGENT_BACKEND_CPU, {1e-3, 0, 0})
+      .program(HWAGENT_BACKEND_ANE, {8e-3, 2e-3, 0})
+      .edge(0, 1, 1000000, 0)
+      .power({0, 0, 0}, {0, 0, 0}, 0, /*boundary=*/3.0,
+             /*boundaryPerByte=*/1e-9);
+  hwagent_model_info_t info = builder.info();
+  Model model = *loadModel(&info);
+  auto predicted = [&](size_t p, int b) {
+    return model.programs[p].predicted[b];
+  };
+  // 1 MB at 1 GB/s plus 100 us of sync: 1.1 ms at 3 W, 1 mJ per MB.
+  EXPECT_NEAR(stepCost(model, Pricing::energy(model), {0, 1}, predicted),
+              3.0 * 1.1e-3 + 1e-3, 1e-9);
+  EXPECT_NEAR(stepCost(model, Pricing::energy(model), {0, 0}, predicted), 0,
+              1e-12);
+}
+
+TEST(Energy, BadPowerValuesAreRefusedByName) {
+  auto error = [](ModelBuilder builder) {
+    hwagent_model_info_t info = builder.info();
+    hwagent_session_t *s = nullptr;
+    EXPECT_NE(hwagent_session_create(&info, nullptr, &s), HWAGENT_OK);
+    return std::string(hwagent_error_message());
+  };
+  EXPECT_NE(error(powered().power({-1, 0, 0}, {5, 2, 10}, 1))
+                .find("power of backend cpu"),
+            std::string::npos);
+  EXPECT_NE(error(powered().power({0, 0, 0}, {5, NAN, 10}, 1))
+                .find("power of backend ane"),
+            std::string::npos);
+  EXPECT_NE(error(powered().power({0, 0, 0}, {5, 2, 10}, INFINITY))
+                .find("static_power"),
+            std::string::npos);
+  EXPECT_NE(error(powered().fixedJoules({-1e-3, 0, 0}))
+                .find("program 1: fixed joules on cpu"),
+            std::string::npos);
+  EXPECT_NE(error(powered().objective(7)).find("objective 7"),
+            std::string::npos);
+  EXPECT_NE(error(powered().objective(0, -2)).find("power_cap"),
+            std::string::npos);
+
+  hwagent_options_t options;
+  hwagent_options_init(&options);
+  options.objective = 3;
+  ModelBuilder builder = powered();
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = nullptr;
+  EXPECT_EQ(hwagent_session_create(&info, &options, &s),
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hwagent_error_message()).find("option objective"),
+            std::string::npos);
+  options.objective = -1;
+  options.power_cap = NAN;
+  EXPECT_EQ(hwagent_session_create(&info, &options, &s),
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hwagent_error_message()).find("option power_cap"),
+            std::string::npos);
+
+  options.power_cap = -1;
+  s = open(info, options);
+  EXPECT_EQ(hwagent_session_set_objective(s, 5, 0), HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(hwagent_session_set_objective(s, HWAGENT_OBJECTIVE_ENERGY, -3),
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hwagent_error_message()).find("power cap"),
+            std::string::npos);
+  EXPECT_EQ(hwagent_session_set_objective(s, HWAGENT_OBJECTIVE_EDP, 12.5),
+            HWAGENT_OK);
+  runStep({0, 1});
+  hwagent_session_end_step(s, 0);
+  hwagent_step_stats_t step;
+  hwagent_session_step_stats(s, &step);
+  EXPECT_EQ(step.objective, HWAGENT_OBJECTIVE_EDP);
+  EXPECT_EQ(step.power_cap, 12.5);
+  hwagent_session_destroy(s);
+}
+
+/// One program: the GPU is fastest (5 ms at 44 W running), the ANE
+/// frugal (10 ms at 5 W), the CPU slow (60 ms at 20 W): the published M4
+/// Max large-matmul trade (ENERGY-FACTS.md) in miniature. Compiled for
+/// time: on the GPU.
+ModelBuilder tradeOff() {
+  ModelBuilder m;
+  m.program(HWAGENT_BACKEND_GPU, {60e-3, 10e-3, 5e-3})
+      .edge(-1, 0, 4000)
+      .edge(0, -1, 4000)
+      .power({0.5, 0, 0.5}, {20, 5, 44}, 1.0);
+  return m;
+}
+
+std::string writeScenario(const std::string &text) {
+  std::string path = testing::TempDir() + "energy-scenario-" +
+                     std::to_string(std::rand()) + ".txt";
+  std::ofstream(path) << text;
+  return path;
+}
+
+/// Runs `steps` adaptive steps and returns the backend per step.
+std::vector<int32_t> adaptiveRun(hwagent_session_t *s, int steps) {
+  std::vector<int32_t> backends;
+  for (int step = 0; step < steps; ++step) {
+    backends.push_back(runStep({0}));
+    hwagent_session_end_step(s, 0);
+  }
+  return backends;
+}
+
+TEST(Energy, TelemetryEventsSwitchTheObjective) {
+  // On battery at step 10 (minimize energy), back on the charger at 30.
+  std::string scenario = writeScenario("hwagent-scenario 1\n"
+                                       "at 10 objective energy\n"
+                                       "at 30 objective time\n");
+  hwagent_options_t options = simulated();
+  options.adaptive = 1;
+  options.scenario_path = scenario.c_str();
+  ModelBuilder builder = tradeOff();
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = open(info, options);
+  std::vector<int32_t> ran = adaptiveRun(s, 45);
+  for (int step = 0; step < 10; ++step)
+    EXPECT_EQ(ran[step], HWAGENT_BACKEND_GPU) << "step " << step;
+  // Within three steps of each event (a probe of the unmeasured ANE, then
+  // the switch), and nothing else.
+  for (int step = 13; step < 30; ++step)
+    EXPECT_EQ(ran[step], HWAGENT_BACKEND_ANE) << "step " << step;
+  for (int step = 33; step < 45; ++step)
+    EXPECT_EQ(ran[step], HWAGENT_BACKEND_GPU) << "step " << step;
+  hwagent_regret_t regret;
+  hwagent_session_regret(s, &regret);
+  EXPECT_EQ(regret.switches, 2);
+  EXPECT_GT(regret.actual_joules, 0);
+  hwagent_session_destroy(s);
+  std::remove(scenario.c_str());
+}
+
+TEST(Energy, PowerCapKeepsTheFastestPlacementUnderIt) {
+  hwagent_options_t options = simulated();
+  options.adaptive = 1;
+  ModelBuilder builder = tradeOff();
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = open(info, options);
+  adaptiveRun(s, 5);
+  EXPECT_EQ(hwagent_rt_select(0), HWAGENT_BACKEND_GPU);
+  // A low-power mode: 10 W. The GPU draws ~46 W, the CPU ~22 W, the ANE
+  // ~7 W: the ANE is the only placement under the cap.
+  ASSERT_EQ(hwagent_session_set_objective(s, HWAGENT_OBJECTIVE_TIME, 10.0),
+            HWAGENT_OK);
+  std::vector<int32_t> ran = adaptiveRun(s, 10);
+  EXPECT_EQ(ran.back(), HWAGENT_BACKEND_ANE);
+  hwagent_step_stats_t step;
+  hwagent_session_step_stats(s, &step);
+  EXPECT_LE(step.last_step_joules / step.last_step_seconds, 10.0);
+  // A cap every placement fits leaves the fastest.
+  ASSERT_EQ(hwagent_session_set_objective(s, HWAGENT_OBJECTIVE_TIME, 100.0),
+            HWAGENT_OK);
+  ran = adaptiveRun(s, 10);
+  EXPECT_EQ(ran.back(), HWAGENT_BACKEND_GPU);
+  hwagent_session_destroy(s);
+}
+
+TEST(Energy, EnergyDelayProductAndTheModelsObjective) {
+  // Compiled for the energy-delay product: GPU 5 ms x ~0.23 J = 1.1e-3,
+  // ANE 10 ms x ~0.07 J = 0.7e-3: the session moves to the ANE unasked.
+  hwagent_options_t options = simulated();
+  options.adaptive = 1;
+  ModelBuilder builder = tradeOff();
+  builder.objective(HWAGENT_OBJECTIVE_EDP);
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = open(info, options);
+  std::vector<int32_t> ran = adaptiveRun(s, 20);
+  EXPECT_EQ(ran.back(), HWAGENT_BACKEND_ANE);
+  hwagent_step_stats_t step;
+  hwagent_session_step_stats(s, &step);
+  EXPECT_EQ(step.objective, HWAGENT_OBJECTIVE_EDP);
+  hwagent_session_destroy(s);
+
+  // The options override the model's objective.
+  options.objective = HWAGENT_OBJECTIVE_TIME;
+  s = open(info, options);
+  ran = adaptiveRun(s, 20);
+  EXPECT_EQ(ran.back(), HWAGENT_BACKEND_GPU);
+  hwagent_session_destroy(s);
+}
+
+TEST(Energy, ScenarioObjectiveEventsParseAndErrorsNameTheLine) {
+  auto events = parseScenario("hwagent-scenario 1\n"
+                              "at 4 power_cap 12.5\n"
+                              "at 2 objective edp\n"
+                              "at 9 power_cap none\n");
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[0].objective, HWAGENT_OBJECTIVE_EDP);
+  EXPECT_EQ((*events)[0].powerCap, -1);
+  EXPECT_EQ((*events)[1].powerCap, 12.5);
+  EXPECT_EQ((*events)[2].powerCap, 0);
+  auto bad = parseScenario("hwagent-scenario 1\nat 3 objective speed\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("line 2: unknown objective 'speed'"),
+            std::string::npos);
+  bad = parseScenario("hwagent-scenario 1\n\nat 3 power_cap -4\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("line 3: power_cap"),
+            std::string::npos);
+}
+
+/// A sysfs tree of the test's own.
+class FakeSysfs : public testing::Test {
+protected:
+  void SetUp() override {
+    root = testing::TempDir() + "hwagent-sysfs-" +
+           std::to_string(reinterpret_cast<uintptr_t>(this));
+    std::filesystem::remove_all(root);
+  }
+  void TearDown() override { std::filesystem::remove_all(root); }
+  void write(const std::string &path, const std::string &text) {
+    std::filesystem::create_directories(
+        std::filesystem::path(root + "/" + path).parent_path());
+    std::ofstream(root + "/" + path) << text << "\n";
+  }
+  std::string root;
+};
+
+TEST_F(FakeSysfs, PowercapPackagesAreSummedAndWrapsHandled) {
+  write("class/powercap/intel-rapl:0/energy_uj", "3000000");
+  write("class/powercap/intel-rapl:0/max_energy_range_uj", "4000000");
+  write("class/powercap/intel-rapl:1/energy_uj", "10");
+  write("class/powercap/intel-rapl:1/max_energy_range_uj", "4000000");
+  // A subzone (the cores of package 0) is part of its package.
+  write("class/powercap/intel-rapl:0:0/energy_uj", "77");
+  write("class/powercap/intel-rapl:0:0/max_energy_range_uj", "4000000");
+  std::unique_ptr<EnergyCounter> counter = EnergyCounter::open(root);
+  ASSERT_TRUE(counter);
+  EXPECT_EQ(counter->name(), "powercap:intel-rapl:0");
+  EXPECT_EQ(counter->joules(), 0);
+  write("class/powercap/intel-rapl:0/energy_uj", "3500000");
+  write("class/powercap/intel-rapl:1/energy_uj", "1000010");
+  EXPECT_NEAR(counter->joules(), 1.5, 1e-9);
+  // Package 0 wraps at 4 J: 3.5 -> 0.25 is 0.75 J.
+  write("class/powercap/intel-rapl:0/energy_uj", "250000");
+  EXPECT_NEAR(counter->joules(), 2.25, 1e-9);
+  // A counter that stops being readable is a failed read, not zero.
+  std::filesystem::remove(root + "/class/powercap/intel-rapl:1/energy_uj");
+  EXPECT_LT(counter->joules(), 0);
+}
+
+TEST_F(FakeSysfs, NoCounterMeansModelledOnly) {
+  write("class/powercap/intel-rapl:0/name", "package-0"); // no energy_uj
+  // A power PMU whose event perf cannot open here (no such PMU type).
+  write("bus/event_source/devices/power/type", "4242");
+  write("bus/event_source/devices/power/events/energy-pkg", "event=0x02");
+  write("bus/event_source/devices/power/events/energy-pkg.scale", "2.3e-10");
+  EXPECT_FALSE(EnergyCounter::open(root));
+  EXPECT_FALSE(EnergyCounter::open(root + "/missing"));
+
+  // Through a session: no counter, -1 joules measured, modelled ones.
+  setenv("HWAGENT_SYSFS_ROOT", root.c_str(), 1);
+  ModelBuilder builder = powered();
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = open(info, simulated());
+  EXPECT_EQ(hwagent_session_energy_counter(s), nullptr);
+  runStep({0, 1});
+  hwagent_session_end_step(s, 0);
+  hwagent_step_stats_t step;
+  hwagent_session_step_stats(s, &step);
+  EXPECT_EQ(step.last_counter_joules, -1);
+  EXPECT_GT(step.last_step_joules, 0);
+  hwagent_session_destroy(s);
+
+  // With a counter the session reports what it counted over the step.
+  write("class/powercap/intel-rapl:0/energy_uj", "1000000");
+  write("class/powercap/intel-rapl:0/max_energy_range_uj", "4000000");
+  s = open(info, simulated());
+  ASSERT_NE(hwagent_session_energy_counter(s), nullptr);
+  EXPECT_EQ(std::string(hwagent_session_energy_counter(s)),
+            "powercap:intel-rapl:0");
+  runStep({0, 1});
+  write("class/powercap/intel-rapl:0/energy_uj", "1250000");
+  hwagent_session_end_step(s, 0);
+  hwagent_session_step_stats(s, &step);
+  EXPECT_NEAR(step.last_counter_joules, 0.25, 1e-9);
+  hwagent_session_destroy(s);
+  unsetenv("HWAGENT_SYSFS_ROOT");
+}
+
+} // namespace
