@@ -176,7 +176,10 @@ Pricing Session::objectivePricing(const std::vector<int32_t> &current,
     }
   };
   for (double w : {0.0, 1.0 / 64, 1.0 / 16, 1.0 / 4, 1.0, 4.0, 16.0, 64.0})
-    consider(w == 0 ? Pricing::time() : Pricing::blend(model, w / watts));
+    if (w == 0)
+      consider(Pricing::time());
+    else if (std::isfinite(w / watts))
+      consider(Pricing::blend(model, w / watts));
   consider(energy);
   return best;
 }

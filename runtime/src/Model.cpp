@@ -28,6 +28,11 @@ double Model::weightMoveCost(unsigned program, int a, int b) const {
 }
 
 static bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
+/// Watts and joules past a megawatt or a megajoule describe no chip; the
+/// bound keeps every product of them with seconds finite.
+static bool physicalEnergy(double v) {
+  return finiteNonNegative(v) && v <= 1e6;
+}
 
 absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   if (!info)
@@ -92,9 +97,9 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
       if (!finiteNonNegative(p.predicted[b]))
         return bad("predicted times must be finite and >= 0");
     for (int b = 0; b < kNumBackends; ++b)
-      if (!finiteNonNegative(p.fixed_joules[b]))
+      if (!physicalEnergy(p.fixed_joules[b]))
         return bad(absl::StrCat("fixed joules on ", hwagent_backend_name(b),
-                                " must be finite and >= 0, got ",
+                                " must be in [0, 1e6], got ",
                                 p.fixed_joules[b]));
     if (p.weight_bytes < 0)
       return bad("weight bytes must be >= 0");
@@ -116,25 +121,25 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   m.power = info->power;
   const hwagent_power_info_t &w = info->power;
   for (int b = 0; b < kNumBackends; ++b)
-    if (!finiteNonNegative(w.idle[b]) || !finiteNonNegative(w.running[b]))
+    if (!physicalEnergy(w.idle[b]) || !physicalEnergy(w.running[b]))
       return absl::InvalidArgumentError(
           absl::StrCat("power of backend ", hwagent_backend_name(b),
-                       ": idle and running watts must be finite and >= 0"));
-  if (!finiteNonNegative(w.boundary) ||
-      !finiteNonNegative(w.boundary_per_byte) ||
-      !finiteNonNegative(w.static_power))
+                       ": idle and running watts must be in [0, 1e6]"));
+  if (!physicalEnergy(w.boundary) || !physicalEnergy(w.boundary_per_byte) ||
+      !physicalEnergy(w.static_power))
     return absl::InvalidArgumentError(
-        "power: boundary, boundary_per_byte and static_power must be finite "
-        "and >= 0");
+        "power: boundary, boundary_per_byte and static_power must be in "
+        "[0, 1e6]");
   if (info->objective < 0 || info->objective >= HWAGENT_NUM_OBJECTIVES)
     return absl::InvalidArgumentError(absl::StrCat("objective ",
                                                    info->objective,
                                                    " is not one of time (0), "
                                                    "energy (1), edp (2)"));
   m.objective = info->objective;
-  if (!finiteNonNegative(info->power_cap))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "power_cap must be finite and >= 0 (0: none), got ", info->power_cap));
+  if (!physicalEnergy(info->power_cap))
+    return absl::InvalidArgumentError(
+        absl::StrCat("power_cap must be in [0, 1e6] watts (0: none), got ",
+                     info->power_cap));
   m.powerCap = info->power_cap;
   m.incident.resize(m.programs.size());
   for (size_t i = 0; i < m.edges.size(); ++i) {

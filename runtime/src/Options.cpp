@@ -27,7 +27,8 @@ absl::Status validateOptions(const hwagent_options_t &o) {
     return bad("cpu_threads", o.cpu_threads, ">= 0");
   if (o.objective < -1 || o.objective >= HWAGENT_NUM_OBJECTIVES)
     return bad("objective", o.objective, "-1 (the model's) or an objective");
-  if (!(std::isfinite(o.power_cap) && (o.power_cap >= 0 || o.power_cap == -1)))
+  if (!(std::isfinite(o.power_cap) &&
+        ((o.power_cap >= 0 && o.power_cap <= 1e6) || o.power_cap == -1)))
     return bad("power_cap", o.power_cap,
                "finite watts >= 0 (0: none) or -1 (the model's)");
   if (o.force_backend < -1 || o.force_backend >= kNumBackends)

@@ -165,9 +165,9 @@ absl::Status Session::setObjective(int32_t newObjective, double newCap) {
     return absl::InvalidArgumentError(
         absl::StrCat("objective ", newObjective,
                      " is not one of time (0), energy (1), edp (2)"));
-  if (!std::isfinite(newCap) || newCap < 0)
+  if (!std::isfinite(newCap) || newCap < 0 || newCap > 1e6)
     return absl::InvalidArgumentError(absl::StrCat(
-        "power cap must be finite watts >= 0 (0: none), got ", newCap));
+        "power cap must be watts in [0, 1e6] (0: none), got ", newCap));
   objective.store(newObjective);
   powerCap.store(newCap);
   return absl::OkStatus();

@@ -88,8 +88,9 @@ parseScenario(absl::string_view text) {
       if (f[3] == "none")
         e.powerCap = 0;
       else if (!absl::SimpleAtod(f[3], &e.powerCap) ||
-               !std::isfinite(e.powerCap) || !(e.powerCap > 0))
-        return bad("power_cap must be a finite number of watts > 0 or 'none'");
+               !std::isfinite(e.powerCap) || !(e.powerCap > 0) ||
+               e.powerCap > 1e6)
+        return bad("power_cap must be watts in (0, 1e6] or 'none'");
     } else {
       return bad("expected '<backend> slowdown <factor>', 'thermal <state>', "
                  "'objective <name>' or 'power_cap <watts|none>'");

@@ -61,6 +61,8 @@ static void fuzzModel(FuzzedDataProvider &in) {
     x.weight_bytes = in.ConsumeIntegral<int64_t>();
     for (int32_t &w : x.weight_update)
       w = in.ConsumeIntegralInRange<int32_t>(-1, 4);
+    for (double &j : x.fixed_joules)
+      j = real();
   }
   for (auto &x : e) {
     x.from = in.ConsumeIntegralInRange<int32_t>(-2, int32_t(programs));
@@ -80,6 +82,21 @@ static void fuzzModel(FuzzedDataProvider &in) {
     c = real();
   for (int64_t &c : model.max_compiles)
     c = in.ConsumeIntegralInRange<int64_t>(-1, 4);
+  // The power model, what the step was partitioned for, and watts and
+  // joules anywhere in [0, 1e6] as well as outside it.
+  auto watts = [&] {
+    return in.ConsumeBool() ? in.ConsumeFloatingPointInRange<double>(0, 1e6)
+                            : real();
+  };
+  for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    model.power.idle[b] = watts();
+    model.power.running[b] = watts();
+  }
+  model.power.boundary = watts();
+  model.power.boundary_per_byte = real();
+  model.power.static_power = watts();
+  model.objective = in.ConsumeIntegralInRange<int32_t>(-1, 3);
+  model.power_cap = watts();
   std::string target = in.ConsumeRandomLengthString(16);
   model.target = in.ConsumeBool() ? target.c_str() : nullptr;
   model.num_regions =
@@ -97,6 +114,8 @@ static void fuzzModel(FuzzedDataProvider &in) {
   options.adaptive = in.ConsumeBool();
   options.simulate_cpu = in.ConsumeBool();
   options.sim_noise = in.ConsumeFloatingPointInRange<double>(0, 1);
+  options.objective = in.ConsumeIntegralInRange<int32_t>(-1, 2);
+  options.power_cap = in.ConsumeBool() ? -1.0 : watts();
   hwagent_session_t *session = nullptr;
   if (hwagent_session_create(&model, &options, &session) != HWAGENT_OK) {
     if (session || !hwagent_error_message() || !*hwagent_error_message())
@@ -111,6 +130,10 @@ static void fuzzModel(FuzzedDataProvider &in) {
       hwagent_rt_end(program, backend, in.ConsumeBool());
     }
     hwagent_session_end_step(session, real());
+    // The OS says: on battery, a low-power mode (refused out of range).
+    if (in.ConsumeBool())
+      hwagent_session_set_objective(
+          session, in.ConsumeIntegralInRange<int32_t>(-1, 3), watts());
   }
   // The oracle's dynamic program and the per-change outcomes.
   hwagent_regret_t regret;

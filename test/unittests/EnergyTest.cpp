@@ -136,6 +136,10 @@ TEST(Energy, BadPowerValuesAreRefusedByName) {
   EXPECT_NE(error(powered().fixedJoules({-1e-3, 0, 0}))
                 .find("program 1: fixed joules on cpu"),
             std::string::npos);
+  // A megawatt is no chip's: the bound keeps products with seconds finite.
+  EXPECT_NE(error(powered().power({0, 0, 0}, {5, 2e7, 10}, 1))
+                .find("must be in [0, 1e6]"),
+            std::string::npos);
   EXPECT_NE(error(powered().objective(7)).find("objective 7"),
             std::string::npos);
   EXPECT_NE(error(powered().objective(0, -2)).find("power_cap"),
