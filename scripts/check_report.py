@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads a partition report (schema hwagent.partition, version 3) and checks
+"""Reads a partition report (schema hwagent.partition, versions 3 and 4) and checks
 that the optimal strategy's objective (step time, joules or their product) is
 never worse than any baseline's, that its step time is the sum of its
 programs and boundaries, and that its objective lies at or above the reported
@@ -18,7 +18,7 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         report = json.load(f)
-    if report.get("schema") != "hwagent.partition" or report.get("version") != 3:
+    if report.get("schema") != "hwagent.partition" or report.get("version") not in (3, 4):
         sys.exit(f"{sys.argv[1]}: not a hwagent.partition v3 report")
     ok = True
     for fn in report["functions"]:

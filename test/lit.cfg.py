@@ -22,7 +22,9 @@ config.substitutions.append(("%pydata", "/usr/bin/python3"))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["hwagent-opt", "hwagent-calibrate", "hwagent-run"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["hwagent-opt", "hwagent-calibrate", "hwagent-run", "hwagent-report"],
+    tool_dirs)
 
 # The real models live outside the repository, in ../shared/models.
 if os.path.isdir(config.shared_models_dir):

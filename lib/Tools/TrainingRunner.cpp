@@ -327,6 +327,8 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
     partition.strategy = options.strategy;
     partition.objective = options.objective;
     partition.powerCap = options.powerCap;
+    if (!options.partitionReport.empty())
+      partition.report = options.partitionReport;
     buildPartitionBackendsPipeline(pm, partition);
   }
   pm.addPass(createLowerToRuntime());

@@ -202,6 +202,8 @@ void Session::record(int64_t program, int backend, double seconds,
                {"backend", hwagent_backend_name(backend)},
                {"simulated", simulated},
                {"seconds", seconds},
+               {"predicted_seconds",
+                model.programs[program].predicted[backend]},
                {"joules", joules},
                {"wall_seconds", wall},
                {"fault", fault}});

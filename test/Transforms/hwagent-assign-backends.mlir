@@ -26,7 +26,7 @@
 
 // RUN: hwagent-opt %s --hwagent-assign-backends="report=-" -o /dev/null | FileCheck %s --check-prefix=REPORT
 // REPORT:      "schema": "hwagent.partition",
-// REPORT-NEXT: "version": 3,
+// REPORT-NEXT: "version": 4,
 // REPORT-NEXT: "target": "simple",
 // REPORT-NEXT: "strategy": "optimal",
 // REPORT-NEXT: "simulated_backends": [

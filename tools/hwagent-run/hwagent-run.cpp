@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HwAgent/Config/RunReport.h"
 #include "HwAgent/Core/Vocabulary.h"
 #include "HwAgent/Tools/Dataset.h"
 #include "HwAgent/Tools/TrainingRunner.h"
@@ -20,8 +21,10 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -204,6 +207,11 @@ static cl::opt<double> horizon("horizon",
 static cl::opt<std::string>
     profileOut("profile-out", cl::desc("Write the measured profile DB here"),
                cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string>
+    htmlPath("html",
+             cl::desc("Write one self-contained HTML page of the partition "
+                      "and the run here (docs/report.md)"),
+             cl::init(""), cl::cat(runCategory));
 static cl::list<std::string>
     pins("pin", cl::desc("Pin a program: <index>=cpu|ane|gpu"),
          cl::CommaSeparated, cl::cat(runCategory));
@@ -298,10 +306,34 @@ int main(int argc, char **argv) {
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());
   options.classes = classes;
   options.evalEntry = evalEntry;
+  // The page needs the partition's report and the run's log: temporary
+  // files unless the log was asked for.
+  std::string reportTemp, logTemp;
+  llvm::scope_exit removeTemps([&] {
+    if (!reportTemp.empty())
+      llvm::sys::fs::remove(reportTemp);
+    if (!logTemp.empty())
+      llvm::sys::fs::remove(logTemp);
+  });
+  if (!htmlPath.empty()) {
+    if (!hwagent::checkWritable(htmlPath, llvm::errs()))
+      return 1;
+    llvm::SmallString<128> path;
+    if (llvm::sys::fs::createTemporaryFile("hwagent-report", "json", path))
+      return fail("cannot create a temporary file for the report");
+    reportTemp = std::string(path);
+    options.partitionReport = reportTemp;
+    if (logPath.empty()) {
+      if (llvm::sys::fs::createTemporaryFile("hwagent-run", "jsonl", path))
+        return fail("cannot create a temporary file for the log");
+      logTemp = std::string(path);
+    }
+  }
+  const std::string &runLog = logPath.empty() ? logTemp : logPath;
   hwagent_options_t &rt = options.runtime;
   rt.seed = seed;
   rt.sim_noise = simNoise;
-  rt.log_path = logPath.empty() ? nullptr : logPath.c_str();
+  rt.log_path = runLog.empty() ? nullptr : runLog.c_str();
   rt.trace_path = tracePath.empty() ? nullptr : tracePath.c_str();
   rt.scenario_path = scenarioPath.empty() ? nullptr : scenarioPath.c_str();
   rt.fault_program = faultProgram;
@@ -657,7 +689,7 @@ int main(int argc, char **argv) {
             k.seconds > 0 ? k.flops / k.seconds / 1e9 : 0.0);
       }
   }
-  hwagent_regret_t regret;
+  hwagent_regret_t regret = {};
   if ((adaptive || simulateCpu) &&
       hwagent_session_regret(session, &regret) == HWAGENT_OK) {
     uint32_t n = hwagent_session_switch_steps(session, nullptr, 0);
@@ -700,5 +732,34 @@ int main(int argc, char **argv) {
     }
   if (!runner->finish(llvm::errs()))
     return 1;
+  if (!htmlPath.empty()) {
+    hwconfig::HtmlReportInput page;
+    std::vector<std::pair<std::string, std::string>> &summary = page.runSummary;
+    summary = {
+        {"step", "@" + entry + " from " + inputFile + ", target " + target},
+        {"loss", llvm::formatv("{0:e4} -> {1:e4} over {2} steps", firstLoss,
+                               lastLoss, ran)},
+        {"times", simulateCpu ? "every backend simulated (--simulate-cpu)"
+                              : "cpu measured here; ane/gpu simulated"},
+        {"energy", llvm::formatv("{0:f4} J modelled ({1:f3} mJ per step)",
+                                 runJoules, ran ? runJoules / ran * 1e3 : 0.0)},
+    };
+    if ((adaptive || simulateCpu) && regret.steps > 0 && simulateCpu)
+      summary.push_back(
+          {"regret (time)",
+           llvm::formatv(
+               "{0:f2}% vs the clairvoyant oracle, "
+               "{1:f2}% vs the best fixed assignment; {2} "
+               "switches, {3} probes",
+               100 * (regret.actual_seconds / regret.oracle_seconds - 1),
+               100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
+               regret.switches, regret.explorations)});
+    if (!logTemp.empty())
+      page.runSource = "this run's session log (--log keeps it)";
+    if (!hwconfig::writeRunReport(htmlPath, reportTemp, runLog, std::move(page),
+                                  llvm::errs()))
+      return 1;
+    llvm::outs() << "hwagent-run: wrote the report page " << htmlPath << "\n";
+  }
   return std::isfinite(lastLoss) ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 
 #include "HwAgent/Analysis/Partitioner.h"
 #include "HwAgent/Analysis/StructuralHash.h"
+#include "HwAgent/Config/HtmlReport.h"
 #include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
@@ -31,7 +32,7 @@ using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
 /// Version of the partition report schema (docs/partitioning.md).
-static constexpr int64_t kPartitionSchemaVersion = 3;
+static constexpr int64_t kPartitionSchemaVersion = 4;
 
 /// Beyond this many regions explanations do not price each region's move.
 static constexpr size_t kExactMarginRegions = 3000;
@@ -96,7 +97,7 @@ struct AssignBackendsPass
       Solved entry{std::move(*partition), {}, strategy};
       // Every strategy when the summary or the report compares them; else
       // only the one asked for (on 100k ops the others cost a second).
-      bool compare = summary || !report.empty();
+      bool compare = summary || !report.empty() || !html.empty();
       for (cm::Strategy each : cm::kAllStrategies) {
         if (!compare && each != strategy)
           continue;
@@ -153,6 +154,8 @@ struct AssignBackendsPass
     if (!report.empty() && failed(writeReport(module, target, solved)))
       return signalPassFailure();
     if (!dot.empty() && failed(writeDot(module, solved)))
+      return signalPassFailure();
+    if (!html.empty() && failed(writeHtml(module, target, solved)))
       return signalPassFailure();
   }
 
@@ -288,17 +291,65 @@ struct AssignBackendsPass
     return 100.0 * (value - s.lowerBound) / value;
   }
 
-  LogicalResult writeReport(ModuleOp module, TargetAttr target,
-                            ArrayRef<Solved> solved) {
+  /// Writes `text` to `path`; the error names the output and the reason.
+  LogicalResult writeOutput(ModuleOp module, StringRef what, StringRef path,
+                            function_ref<void(raw_ostream &)> text) {
     std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(report, &error);
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
     if (!file)
       return mlir::emitError(module.getLoc())
-             << "hwagent-assign-backends: cannot write "
-                "report '"
-             << report << "': " << error;
+             << "hwagent-assign-backends: cannot write " << what << " '" << path
+             << "': " << error;
+    text(file->os());
+    file->os().flush();
+    if (file->os().has_error()) {
+      std::string message = file->os().error().message();
+      file->os().clear_error();
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: cannot write " << what << " '" << path
+             << "': " << message;
+    }
+    file->keep();
+    return success();
+  }
+
+  LogicalResult writeReport(ModuleOp module, TargetAttr target,
+                            ArrayRef<Solved> solved) {
+    return writeOutput(module, "report", report, [&](raw_ostream &os) {
+      renderReport(os, target, solved);
+      os << "\n";
+    });
+  }
+
+  /// The page of docs/report.md, from the report's JSON.
+  LogicalResult writeHtml(ModuleOp module, TargetAttr target,
+                          ArrayRef<Solved> solved) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    renderReport(os, target, solved);
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+    if (!parsed)
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: "
+             << llvm::toString(parsed.takeError());
+    hwconfig::HtmlReportInput input;
+    input.partition = std::move(*parsed);
+    std::string failure;
+    LogicalResult written =
+        writeOutput(module, "HTML report", html, [&](raw_ostream &out) {
+          if (llvm::Error error = hwconfig::writeHtmlReport(input, out))
+            failure = llvm::toString(std::move(error));
+        });
+    if (!failure.empty())
+      return mlir::emitError(module.getLoc())
+             << "hwagent-assign-backends: " << failure;
+    return written;
+  }
+
+  void renderReport(raw_ostream &os, TargetAttr target,
+                    ArrayRef<Solved> solved) {
     {
-      llvm::json::OStream json(file->os(), 2);
+      llvm::json::OStream json(os, 2);
       json.object([&] {
         json.attribute("schema", "hwagent.partition");
         json.attribute("version", kPartitionSchemaVersion);
@@ -316,18 +367,6 @@ struct AssignBackendsPass
         });
       });
     }
-    file->os() << "\n";
-    file->os().flush();
-    if (file->os().has_error()) {
-      std::string message = file->os().error().message();
-      file->os().clear_error();
-      return mlir::emitError(module.getLoc())
-             << "hwagent-assign-backends: cannot write "
-                "report '"
-             << report << "': " << message;
-    }
-    file->keep();
-    return success();
   }
 
   void writeFunction(llvm::json::OStream &json, const Solved &entry) {
@@ -421,6 +460,24 @@ struct AssignBackendsPass
                 });
             });
             json.attribute("explanation", p.explain(node, plan, margins));
+            // Version 4: where the region is, its phase and features.
+            std::string location;
+            llvm::raw_string_ostream(location) << region.getLoc();
+            json.attribute("location", location);
+            if (FeaturesAttr features = region.getFeaturesAttr()) {
+              json.attribute("phase", stringifyPhase(features.getPhase()));
+              json.attributeObject("features", [&] {
+                json.attribute("flops", features.getFlops());
+                json.attribute("bytes_read", features.getBytesRead());
+                json.attribute("bytes_written", features.getBytesWritten());
+                json.attribute("params", features.getParams());
+                json.attribute("param_bytes", features.getParamBytes());
+                json.attribute("rows", features.getRows());
+                json.attribute("max_dim", features.getMaxDim());
+                json.attribute("dynamic_dims", features.getDynamicDims());
+                json.attribute("has_loops", features.getHasLoops());
+              });
+            }
           });
         }
       });
@@ -451,10 +508,17 @@ struct AssignBackendsPass
     for (auto [index, entry] : llvm::enumerate(solved)) {
       const FunctionPartition &p = entry.partition;
       const cm::StepPlan &plan = entry.plan();
+      // A name comes from the input: escaped so that it cannot end the
+      // label or add attributes.
+      std::string name;
+      for (char c : p.getFunction().getName()) {
+        if (c == '"' || c == '\\')
+          name += '\\';
+        name += c == '\n' ? ' ' : c;
+      }
       os << llvm::formatv("  subgraph cluster_{0} {\n    label=\"@{1} ({2}: "
                           "{3})\";\n",
-                          index, p.getFunction().getName(),
-                          cm::strategyName(entry.chosen),
+                          index, name, cm::strategyName(entry.chosen),
                           formatSeconds(plan.total));
       // One cluster per program.
       for (auto [pi, program] : llvm::enumerate(plan.programs)) {

@@ -32,6 +32,7 @@ void hwagent::buildPartitionBackendsPipeline(
   assign.explain = options.explain;
   assign.report = options.report;
   assign.dot = options.dot;
+  assign.html = options.html;
   assign.summary = options.summary;
   pm.addPass(createAssignBackends(assign));
   pm.addPass(createInsertTransfers());

@@ -94,6 +94,10 @@ struct PartitionBackendsOptions
                              llvm::cl::init("")};
   Option<std::string> dot{*this, "dot", llvm::cl::desc("Graphviz file"),
                           llvm::cl::init("")};
+  Option<std::string> html{
+      *this, "html",
+      llvm::cl::desc("Self-contained HTML page of the partition"),
+      llvm::cl::init("")};
   Option<bool> summary{*this, "summary",
                        llvm::cl::desc("Summary table on stderr"),
                        llvm::cl::init(false)};

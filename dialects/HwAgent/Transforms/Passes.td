@@ -169,6 +169,9 @@ def AssignBackends : Pass<"hwagent-assign-backends", "::mlir::ModuleOp"> {
            "Write the JSON partition report to this file ('-' for stdout)">,
     Option<"dot", "dot", "std::string", "\"\"",
            "Write the region graph in Graphviz format to this file">,
+    Option<"html", "html", "std::string", "\"\"",
+           "Write one self-contained HTML page of the partition to this file "
+           "(graph drawn by Graphviz; docs/report.md)">,
     Option<"summary", "summary", "bool", "false",
            "Print a summary table to stderr">,
   ];

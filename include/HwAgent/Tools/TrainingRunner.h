@@ -52,6 +52,8 @@ struct RunnerOptions {
   double powerCap = 0;
   /// Extra partition-backends options ("backends=cpu,ane ...").
   std::string partitionOptions;
+  /// Where the partitioner writes its JSON report (empty: nowhere).
+  std::string partitionReport;
   /// hwagent-lower-to-llvm's kernel-min-flops (-1: no kernel calls).
   int64_t kernelMinFlops = kDefaultKernelMinFlops;
   uint64_t seed = 1;

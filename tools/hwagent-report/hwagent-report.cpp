@@ -1,0 +1,52 @@
+//===- hwagent-report.cpp - the HTML page of a partition and a run --------===//
+//
+//   hwagent-report report.json [--log run.jsonl] -o page.html
+//
+// One self-contained page (docs/report.md) from a partition report
+// (--partition-backends="report=...") and, optionally, the log of a run of
+// the step (hwagent-run --log, or a trainer's hwagent_options_t.log_path).
+// hwagent-run --html writes the same page in one command.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HwAgent/Config/RunReport.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+static cl::OptionCategory category("hwagent-report options");
+static cl::opt<std::string> reportPath(cl::Positional, cl::Required,
+                                       cl::desc("<partition report JSON>"),
+                                       cl::cat(category));
+static cl::opt<std::string>
+    logPath("log", cl::desc("A session log (JSON Lines) of a run of the step"),
+            cl::init(""), cl::cat(category));
+static cl::opt<std::string> output("o", cl::desc("The page to write"),
+                                   cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    dotProgram("dot-program",
+               cl::desc("Graphviz's dot (default: 'dot' on PATH)"),
+               cl::init(""), cl::cat(category));
+static cl::opt<unsigned>
+    maxGraphPrograms("max-graph-programs",
+                     cl::desc("Draw the graph only up to this many programs"),
+                     cl::init(hwconfig::kMaxGraphPrograms), cl::cat(category));
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "hwagent-report: one self-contained HTML page of "
+                              "a partition and a run\n");
+  hwconfig::HtmlReportInput page;
+  page.dotProgram = dotProgram;
+  page.maxGraphPrograms = maxGraphPrograms;
+  if (!hwconfig::writeRunReport(output, reportPath, logPath, std::move(page),
+                                errs()))
+    return 1;
+  outs() << "hwagent-report: wrote " << output << "\n";
+  return 0;
+}
