@@ -196,17 +196,17 @@ void Session::record(int64_t program, int backend, double seconds,
   MutexLock lock(&mutex);
   int64_t step = steps.load(std::memory_order_relaxed);
   if (log.isOpen())
-    log.write({{"type", "program"},
-               {"step", step},
-               {"program", program},
-               {"backend", hwagent_backend_name(backend)},
-               {"simulated", simulated},
-               {"seconds", seconds},
-               {"predicted_seconds",
-                model.programs[program].predicted[backend]},
-               {"joules", joules},
-               {"wall_seconds", wall},
-               {"fault", fault}});
+    log.write(
+        {{"type", "program"},
+         {"step", step},
+         {"program", program},
+         {"backend", hwagent_backend_name(backend)},
+         {"simulated", simulated},
+         {"seconds", seconds},
+         {"predicted_seconds", model.programs[program].predicted[backend]},
+         {"joules", joules},
+         {"wall_seconds", wall},
+         {"fault", fault}});
   if (trace.isOpen()) {
     trace.span(program, backend, virtualNow, seconds, step, simulated, fault);
     virtualNow += seconds;
