@@ -57,6 +57,7 @@ def chromium_binary(given):
 def run_chromium(binary, args, timeout):
     with tempfile.TemporaryDirectory() as profile:
         command = [binary, "--headless", "--no-sandbox", "--disable-gpu",
+                   "--disable-dev-shm-usage",
                    "--no-first-run", "--disable-extensions", "--mute-audio",
                    "--disable-background-networking", "--disable-sync",
                    f"--user-data-dir={profile}", "--enable-logging=stderr",

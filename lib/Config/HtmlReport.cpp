@@ -134,6 +134,27 @@ std::string programPhases(const json::Object &program,
   return llvm::join(phases, ", ");
 }
 
+/// "cpu 1.2 ms, 3.1 mJ; ane 0.4 ms, 0.9 mJ (reload); gpu illegal: ..."
+std::string alternatives(const json::Object &program) {
+  std::vector<std::string> parts;
+  if (const json::Object *on = program.getObject("on_backends"))
+    for (const char *backend : {"cpu", "ane", "gpu"})
+      if (const json::Object *cost = on->getObject(backend)) {
+        if (!cost->getBoolean("legal").value_or(false)) {
+          parts.push_back(std::string(backend) +
+                          " illegal: " + text(*cost, "reason"));
+          continue;
+        }
+        std::string mode = text(*cost, "weight_update");
+        parts.push_back(
+            std::string(backend) + " " +
+            formatSeconds(number(*cost, "seconds")) + ", " +
+            formatJoules(number(*cost, "joules")) +
+            (mode.empty() || mode == "none" ? "" : " (" + mode + ")"));
+      }
+  return llvm::join(parts, "; ");
+}
+
 std::map<int64_t, std::string> phasesOf(const json::Object &function) {
   std::map<int64_t, std::string> phaseOf;
   if (const json::Array *regions = function.getArray("regions"))
@@ -726,7 +747,7 @@ llvm::Error hwconfig::writeHtmlReport(const HtmlReportInput &input,
           "class=\"l\">phases</th><th>time</th><th>energy</th><th>launch</"
           "th><th>compute</th><th>memory</th><th>weights</th><th "
           "class=\"l\">weight handling</th><th class=\"l\">bound "
-          "by</th></tr>\n";
+          "by</th><th class=\"l\">on each backend</th></tr>\n";
     if (const json::Array *programs = fn->getArray("programs"))
       for (const json::Value &p : *programs) {
         const json::Object *program = p.getAsObject();
@@ -756,6 +777,7 @@ llvm::Error hwconfig::writeHtmlReport(const HtmlReportInput &input,
                    ? " (" + formatBytes(number(*program, "weight_bytes")) + ")"
                    : std::string())
            << "</td><td class=\"l\">" << escapeHtml(text(*program, "binding"))
+           << "</td><td class=\"l\">" << escapeHtml(alternatives(*program))
            << "</td></tr>\n";
       }
     os << "</table>\n<div class=\"details\" id=\"details-" << f

@@ -432,6 +432,27 @@ struct AssignBackendsPass
             json.attribute("host_joules", program.cost.hostJoules);
             json.attribute("binding", program.cost.bindingTerm());
             json.attribute("description", p.describeProgram(plan, index));
+            // Version 4: the same program on every backend.
+            json.attributeObject("on_backends", [&] {
+              for (unsigned label = 0; label < p.getGraph().numLabels();
+                   ++label) {
+                cm::ProgramCost cost =
+                    label == program.label
+                        ? program.cost
+                        : p.programCostOn(plan, index, label);
+                json.attributeObject(cm::backendName(p.getBackend(label)), [&] {
+                  json.attribute("legal", cost.legal);
+                  if (!cost.legal) {
+                    json.attribute("reason", cost.reason);
+                    return;
+                  }
+                  json.attribute("seconds", seconds(cost.seconds));
+                  json.attribute("joules", cost.joules + cost.hostJoules);
+                  json.attribute("weight_update",
+                                 cm::weightUpdateName(cost.mode));
+                });
+              }
+            });
           });
         }
       });
