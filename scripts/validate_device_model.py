@@ -492,6 +492,8 @@ ROWS += [
     ("LLaMA-7B layer fwd seq 512, weights as inputs, ANE", "llama", "apple-m4-max", "ane",
      "weights-as-inputs=true", 3.13 / 32, "2: rustane README"),
     ("tiny model, ANE (launch floor)", "tiny", "apple-m4", "ane", "", 0.10 * MS, "1: maderix part 2"),
+    ("Stories110M training step, static pipeline, ANE + CPU", "stories110m", "apple-m4", "optimal", "",
+     106.7 * MS, "maderix/ANE training/README.md: train_large 106.7 ms/step (M4)"),
     ("tiny model, ANE (launch floor)", "tiny", "apple-m1", "ane", "", 0.21 * MS, "1: ANEForge / ane-guide"),
 ]
 
@@ -572,6 +574,24 @@ for n in (512, 1024, 2048, 4096):
 WORKLOADS["gemm256x4096"] = lambda: gemm(4096, 256, 4096)
 
 
+def stories_layer():
+    """One layer of Stories110M (dim 768, 12 heads, SwiGLU FFN 2048, sequence
+    256) as scripts/gen_workloads.py's transformer training step writes it:
+    forward, the weight gradients and the gradients inside the layer (it
+    omits the RMSNorms and the input gradient through q/k/v, 0.9 of the
+    layer's ~11 GFLOP)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_workloads
+    return gen_workloads.transformer(dict(seq=256, dim=768, heads=12, ffn=2048, lr=1e-4))
+
+
+WORKLOADS["stories_layer"] = stories_layer
+# The classifier (vocabulary 32000) forward, its weight and input gradients.
+STORIES_CLASSIFIER = [(256, 768, 32000), (768, 256, 32000), (256, 32000, 768)]
+for m, k, n in STORIES_CLASSIFIER:
+    WORKLOADS[f"gemm{m}x{k}x{n}"] = (lambda m, k, n: lambda: gemm(n, m, k))(m, k, n)
+
+
 def target_file(spec, calibrate, tmp):
     """'name' or 'name:backend.key=value,...' (a built-in target, printed by
     hwagent-calibrate --print-target, with backend values changed: e.g.
@@ -611,10 +631,41 @@ def partition(opt, calibrate, tmp, workload, options):
         return json.load(f)["functions"][0]
 
 
+def target_value(calibrate, target, backend, key):
+    """A value of a built-in target as hwagent-calibrate prints it."""
+    if target not in _PRINTED_TARGETS:
+        _PRINTED_TARGETS[target] = json.loads(subprocess.run(
+            [calibrate, "--print-target", target], check=True,
+            capture_output=True, text=True).stdout)
+    for b in _PRINTED_TARGETS[target]["backends"]:
+        if b["backend"] == backend:
+            return b[key]
+    return None
+
+
+def stories_step(opt, calibrate, tmp, target, extra):
+    """A Stories110M training step as the static pipeline runs it (maderix
+    train_large): 12 layers partitioned over the CPU and the ANE with the
+    weights baked into the ANE programs and taken anew once per 10-step
+    update; the classifier's three GEMMs and Adam (7 passes over the 109.5M
+    f32 parameters, once per update) on the CPU."""
+    spec = target_file(target, calibrate, tmp)
+    layer = partition(opt, calibrate, tmp, "stories_layer",
+                      f"target={spec} strategy=optimal backends=cpu,ane "
+                      f"training=true update-every=10 {extra}")
+    seconds = 12 * layer["step_time"]["optimal"]
+    for m, k, n in STORIES_CLASSIFIER:
+        seconds += predict(opt, calibrate, tmp, f"gemm{m}x{k}x{n}", target, "cpu", "")
+    bandwidth = target_value(calibrate, target.split(":")[0], "cpu", "bandwidth")
+    return seconds + 7 * 4 * 109.53e6 / bandwidth / 10
+
+
 def predict(opt, calibrate, tmp, workload, target, strategy, extra):
     """The predicted step time, or for per-program microbenchmarks (their
     operands already on the device, fp16 for the ANE) the programs' time
     without the host boundaries."""
+    if workload == "stories110m":
+        return stories_step(opt, calibrate, tmp, target, extra)
     fn = partition(opt, calibrate, tmp, workload,
                    f"target={target_file(target, calibrate, tmp)} strategy={strategy} {extra}")
     if workload.startswith(("gemm", "chain")):
