@@ -11,7 +11,12 @@ achieved GFLOP/s of the step's contractions against the host's FMA peak
 measured by hwagent-calibrate. It is a benchmark, run on demand, never a test:
 
     bench/compare_pytorch.py [--build build] [--reps 3] [--threads 1 2]
-                             [--only cnn ...] [--large]
+                             [--only cnn ...] [--large] [--contention]
+
+--contention keeps one core busy with another process (a spinning Python
+loop) while both sides run; threads 0 is each side's default: hwagent with
+the thread count left to its runtime (which lowers it under contention,
+docs/cpu-backend.md), PyTorch at its default of one thread per core.
 
 PyTorch comes from Debian (python3-torch, /usr/bin/python3); its matmuls go to
 the BLAS that Debian's alternatives select (install libopenblas0-pthread so it
@@ -125,11 +130,13 @@ def run_hwagent(build, path, steps, threads):
     with open(path) as f:
         signature = re.search(r"func\.func @train_step\((.*?)\)\s*->", f.read(), re.S).group(1)
     params = ",".join(str(i) for i in range(2, signature.count("tensor<")))
-    out = subprocess.run(
-        [os.path.join(build, "bin", "hwagent-run"), path, "--backend", "cpu", "--params", params,
-         "--steps", str(steps), "--print-every", "0", "--cpu-threads", str(threads)],
-        capture_output=True, text=True, check=True,
-        env=dict(os.environ, OMP_NUM_THREADS=str(threads))).stdout
+    command = [os.path.join(build, "bin", "hwagent-run"), path, "--backend", "cpu", "--params",
+               params, "--steps", str(steps), "--print-every", "0"]
+    env = dict(os.environ)
+    if threads > 0:
+        command += ["--cpu-threads", str(threads)]
+        env["OMP_NUM_THREADS"] = str(threads)
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
     ms = float(re.search(r"wall per step ([0-9.]+) ms", out).group(1))
     m = re.search(r"contraction kernels .*?: \d+ contractions, ([0-9.]+) GFLOP in ([0-9.]+) s"
                   r".*largest ([0-9.]+) GFLOP per call at ([0-9.]+) GFLOP/s", out)
@@ -143,6 +150,7 @@ def run_hwagent(build, path, steps, threads):
 
 
 def run_torch(kind, cfg, steps, threads):
+    threads = threads or os.cpu_count()
     out = subprocess.run(
         ["/usr/bin/python3", "-c", TORCH_STEP, kind, json.dumps(cfg), str(steps), str(threads)],
         capture_output=True, text=True, check=True,
@@ -165,7 +173,13 @@ def main():
     parser.add_argument("--large", action="store_true",
                         help="add the bundled LLaMA-size transformer layer (tens of s per step)")
     parser.add_argument("--json", help="write the results here too")
+    parser.add_argument("--contention", action="store_true",
+                        help="keep one core busy with another process meanwhile")
     args = parser.parse_args()
+    busy = None
+    if args.contention:
+        busy = subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"])
+        print("contention: one competing process spinning on a core")
 
     workloads = dict(WORKLOADS, **(LARGE if args.large else {}))
     names = args.only or list(workloads)
@@ -200,9 +214,9 @@ def main():
                 if kernels:
                     row.update(kernels)
                     row["step_gflops"] = kernels["gflop_per_step"] / (a / 1e3)
-                    row["largest_pct_peak"] = 100 * kernels["largest_gflops"] / (peak * threads)
+                    row["largest_pct_peak"] = 100 * kernels["largest_gflops"] / (peak * (threads or os.cpu_count()))
                 results.append(row)
-                line = (f"{name:18s} threads {threads}: hwagent {a:10.3f} ms  PyTorch {b:10.3f} ms"
+                line = (f"{name:18s} threads {threads or 'auto'}: hwagent {a:10.3f} ms  PyTorch {b:10.3f} ms"
                         f"  ratio {a / b:5.2f}x")
                 if kernels:
                     line += (f"  | contractions {kernels['gflop_per_step']:.3f} GFLOP/step:"
@@ -211,9 +225,12 @@ def main():
                              f" largest {kernels['largest_gflops']:.1f} GFLOP/s"
                              f" = {row['largest_pct_peak']:.0f}% of {threads} x peak")
                 print(line, flush=True)
+    if busy:
+        busy.kill()
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(peak_gflops=peak, results=results), f, indent=1)
+            json.dump(dict(peak_gflops=peak, results=results, contention=args.contention),
+                      f, indent=1)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 #include "Session.h"
 
+#include "hwagent_rt/hwagent_kernels.h"
+
 #include <algorithm>
 
 #include "absl/random/distributions.h"
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace hwagent_rt {
 
@@ -376,12 +379,41 @@ absl::Status Session::endStep(double loss) {
       status = log.flush();
     }
   }
+  if (options.cpu_threads == 0)
+    adaptThreads(stats.steps - 1);
   accountStep(stats.steps - 1, stepOverheadNanos.exchange(0) * 1e-9);
   // The next step runs under the events due then; the adaptive loop sees
   // them as telemetry.
   applyScenario(stats.steps);
   adaptAtStepEnd(stats.steps - 1);
   return status;
+}
+
+void Session::adaptThreads(int64_t step) {
+  MutexLock lock(&mutex);
+  double others = contention.sample();
+  if (others < 0)
+    return;
+  int online =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (kernelThreads == 0)
+    kernelThreads = online;
+  int want = threadsUnderContention(online, others);
+  // Fewer at once (one busy core stalls every parallel region); more only
+  // when two samples in a row agree (the other process may pause briefly).
+  if (want > kernelThreads && ++raiseVotes < 2)
+    return;
+  if (want <= kernelThreads)
+    raiseVotes = 0;
+  if (want == kernelThreads)
+    return;
+  raiseVotes = 0;
+  kernelThreads = hwagent_kernels_set_threads(want);
+  if (log.isOpen())
+    log.write({{"type", "threads"},
+               {"step", step + 1},
+               {"threads", kernelThreads},
+               {"others_busy_cores", others}});
 }
 
 absl::Status Session::logMetrics(

@@ -169,6 +169,9 @@ private:
   void record(int64_t program, int backend, double seconds, double joules,
               double wall, bool fault);
   void applyScenario(int64_t step);
+  /// With the thread count left to the runtime: the kernels' threads
+  /// follow the cores other processes leave (threadsUnderContention).
+  void adaptThreads(int64_t step);
   double scenarioFactor(int backend) const;
   /// The pricing the next decision optimizes: the objective's, or for the
   /// energy-delay product and under a power cap the blend of time and
@@ -242,6 +245,11 @@ private:
   /// The host's energy counter (null: none readable) and its reading at
   /// the start of the step in progress.
   std::unique_ptr<EnergyCounter> counter ABSL_GUARDED_BY(mutex);
+  Contention contention ABSL_GUARDED_BY(mutex);
+  /// The kernels' threads now (0: not yet set by contention) and the
+  /// samples in a row that asked for more.
+  int32_t kernelThreads = 0;
+  int raiseVotes = 0;
   double counterAtStepStart ABSL_GUARDED_BY(mutex) = 0;
   std::string counterName;
   bool finished = false;

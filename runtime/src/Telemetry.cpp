@@ -13,6 +13,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <time.h>
+#include <unistd.h>
 
 namespace hwagent_rt {
 
@@ -104,6 +106,52 @@ parseScenario(absl::string_view text) {
                      return a.step < b.step;
                    });
   return events;
+}
+
+double othersBusyCores(double machineSeconds, double ownSeconds,
+                       double wallSeconds) {
+  if (!(wallSeconds > 0))
+    return -1;
+  return std::max(0.0, (machineSeconds - ownSeconds) / wallSeconds);
+}
+
+int threadsUnderContention(int configured, double othersBusy) {
+  if (!(othersBusy > 0))
+    return std::max(configured, 1);
+  int taken = static_cast<int>(std::ceil(othersBusy - 0.25));
+  return std::clamp(configured - taken, 1, std::max(configured, 1));
+}
+
+double Contention::sample(double minSeconds) {
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  uint64_t values[8] = {};
+  if (!(stat >> label) || label != "cpu")
+    return -1;
+  for (uint64_t &v : values)
+    stat >> v;
+  uint64_t busy = 0;
+  for (int i = 0; i < 8; ++i)
+    if (i != 3 && i != 4) // idle, iowait
+      busy += values[i];
+  timespec process = {}, wall = {};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &process);
+  clock_gettime(CLOCK_MONOTONIC, &wall);
+  double processSeconds = process.tv_sec + process.tv_nsec * 1e-9;
+  double wallSeconds = wall.tv_sec + wall.tv_nsec * 1e-9;
+  if (started && wallSeconds - lastWall < minSeconds)
+    return -1;
+  double ticks = double(sysconf(_SC_CLK_TCK));
+  double others = -1;
+  if (started && ticks > 0 && busy >= lastBusy)
+    others =
+        othersBusyCores(double(busy - lastBusy) / ticks,
+                        processSeconds - lastProcess, wallSeconds - lastWall);
+  started = true;
+  lastBusy = busy;
+  lastProcess = processSeconds;
+  lastWall = wallSeconds;
+  return others;
 }
 
 double CpuUtilization::sample() {

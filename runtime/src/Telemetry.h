@@ -50,6 +50,31 @@ private:
   uint64_t lastBusy = 0, lastTotal = 0;
 };
 
+/// Cores other processes kept busy between two calls: the machine's busy
+/// time (/proc/stat) less this process's CPU time, over the wall time;
+/// -1 when unavailable or too soon (under `minSeconds` since the last
+/// sample: /proc/stat counts in 10 ms ticks).
+class Contention {
+public:
+  double sample(double minSeconds = 0.2);
+
+private:
+  uint64_t lastBusy = 0;
+  double lastProcess = 0, lastWall = 0;
+  bool started = false;
+};
+
+/// Cores kept busy by others when the machine was busy `machineSeconds`
+/// (all cores) and this process ran `ownSeconds` over `wallSeconds`.
+double othersBusyCores(double machineSeconds, double ownSeconds,
+                       double wallSeconds);
+
+/// The kernel threads to use when other processes keep `othersBusy` cores
+/// busy, out of `configured`: one fewer per core they take (a core counts
+/// from 0.25 busy: a thread that must share a core with a busy process
+/// makes every thread of a parallel region wait for it), at least one.
+int threadsUnderContention(int configured, double othersBusy);
+
 struct ThermalReading {
   int zones = 0;
   double maxCelsius = -1;
