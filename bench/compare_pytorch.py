@@ -223,7 +223,7 @@ def main():
                              f" hwagent {row['step_gflops']:.1f}, PyTorch"
                              f" {kernels['gflop_per_step'] / (b / 1e3):.1f} GFLOP/s;"
                              f" largest {kernels['largest_gflops']:.1f} GFLOP/s"
-                             f" = {row['largest_pct_peak']:.0f}% of {threads} x peak")
+                             f" = {row['largest_pct_peak']:.0f}% of {threads or os.cpu_count()} x peak")
                 print(line, flush=True)
     if busy:
         busy.kill()
