@@ -2,6 +2,8 @@
 
 #include "HwAgent/Tools/TrainingRunner.h"
 
+#include "RunnerSteps.h"
+
 #include "HwAgent/Analysis/StepSignature.h"
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Tools/InitAll.h"
@@ -25,11 +27,10 @@
 #include <map>
 #include <random>
 
-#include <sys/resource.h>
-#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::hwagent;
+using namespace mlir::hwagent::detail;
 
 void hwagent::registerRunnerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
@@ -38,195 +39,11 @@ void hwagent::registerRunnerDialects(DialectRegistry &registry) {
 }
 
 /// `a * b` saturating at INT64_MAX (shapes from a file may overflow).
-static int64_t saturatingMul(int64_t a, int64_t b) {
-  int64_t product;
-  if (__builtin_mul_overflow(a, b, &product))
-    return INT64_MAX;
-  return product;
-}
-
-static bool isSupportedElement(Type type) {
-  return type.isF32() || type.isInteger(32) || type.isInteger(64);
-}
-
-/// Checks that every argument of `fn` is a static tensor the runner can
-/// hold.
-static LogicalResult checkArguments(func::FuncOp fn, llvm::raw_ostream &errs) {
-  for (auto [index, t] : llvm::enumerate(fn.getFunctionType().getInputs())) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || !tensor.hasStaticShape() ||
-        !isSupportedElement(tensor.getElementType()) ||
-        tensor.getRank() > HWAGENT_MAX_RANK) {
-      errs << "hwagent-run: argument #" << index << " of @" << fn.getName()
-           << " must be a static tensor of f32, i32 or i64 (rank <= "
-           << HWAGENT_MAX_RANK << "), got " << t << "\n";
-      return failure();
-    }
-  }
-  return success();
-}
-
-/// Bytes of the largest set of tensors live at once in `fn`'s body (its
-/// arguments included), a lower bound of what running it needs.
-static int64_t estimatePeakBytes(func::FuncOp fn) {
-  auto bytesOf = [](Type type) -> int64_t {
-    auto shaped = dyn_cast<ShapedType>(type);
-    if (!shaped || !shaped.hasStaticShape() ||
-        !shaped.getElementType().isIntOrFloat())
-      return 0;
-    int64_t n = (shaped.getElementTypeBitWidth() + 7) / 8;
-    for (int64_t d : shaped.getShape())
-      n = saturatingMul(n, d);
-    return n;
-  };
-  auto add = [](int64_t a, int64_t b) {
-    int64_t sum;
-    return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
-  };
-  Block &body = fn.getBody().front();
-  llvm::DenseMap<Operation *, unsigned> position;
-  unsigned index = 0;
-  for (Operation &op : body)
-    position[&op] = index++;
-  // The last top-level op using each value.
-  auto lastUse = [&](Value value) {
-    unsigned last = 0;
-    for (Operation *user : value.getUsers()) {
-      Operation *top = body.findAncestorOpInBlock(*user);
-      if (top)
-        last = std::max(last, position[top]);
-    }
-    return last;
-  };
-  int64_t live = 0;
-  for (BlockArgument arg : body.getArguments())
-    live = add(live, bytesOf(arg.getType()));
-  std::vector<std::vector<int64_t>> freed(index + 1);
-  int64_t peak = live;
-  for (Operation &op : body) {
-    for (Value result : op.getResults()) {
-      int64_t bytes = bytesOf(result.getType());
-      live = add(live, bytes);
-      freed[lastUse(result)].push_back(bytes);
-    }
-    peak = std::max(peak, live);
-    for (int64_t bytes : freed[position[&op]])
-      live -= std::min(live, bytes);
-  }
-  return peak;
-}
-
-/// Bytes this process may still allocate: the free memory, or less when a
-/// limit on its address space (`ulimit -v`, as containers and CI set) leaves
-/// less room above what it already maps. `limited` says which applies.
-static int64_t availableMemory(bool &limited) {
-  limited = false;
-  int64_t available = INT64_MAX;
-  hwagent_telemetry_t telemetry = {};
-  if (hwagent_telemetry_read(&telemetry) == HWAGENT_OK &&
-      telemetry.free_memory_bytes > 0)
-    available = telemetry.free_memory_bytes;
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    long pages = 0;
-    if (std::FILE *statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1)
-        pages = 0;
-      std::fclose(statm);
-    }
-    int64_t mapped = int64_t(pages) * sysconf(_SC_PAGESIZE);
-    int64_t room = std::max<int64_t>(0, int64_t(limit.rlim_cur) - mapped);
-    if (room < available) {
-      available = room;
-      limited = true;
-    }
-  }
-  return available;
-}
-
-/// Fails (with both figures) when `peakBytes` cannot be allocated.
-static LogicalResult checkMemory(const std::string &entry, int64_t peakBytes,
-                                 llvm::raw_ostream &errs) {
-  bool limited;
-  int64_t available = availableMemory(limited);
-  if (peakBytes <= available)
-    return success();
-  errs << llvm::formatv(
-      "hwagent-run: @{0} needs at least {1:f1} MiB of live tensors at its "
-      "peak but only {2:f1} MiB {3}; run a smaller variant "
-      "(scripts/gen_workloads.py --small)\n",
-      entry, peakBytes / double(1 << 20), available / double(1 << 20),
-      limited ? "fit under this process's memory limit (ulimit -v)"
-              : "of memory are available");
-  return failure();
-}
-
 //===----------------------------------------------------------------------===//
 // The runner
 //===----------------------------------------------------------------------===//
 
 TrainingRunner::TrainingRunner() = default;
-
-/// Host buffers for `fn`'s arguments, as the model info describes them.
-static std::vector<ArgBuffer> makeBuffers(const hwagent_function_info_t &fn) {
-  std::vector<ArgBuffer> buffers(fn.num_args);
-  for (uint32_t a = 0; a < fn.num_args; ++a) {
-    const hwagent_value_info_t &info = fn.args[a];
-    ArgBuffer &b = buffers[a];
-    b.name = info.name;
-    b.role = static_cast<hwagent_role_t>(info.role);
-    b.dtype = static_cast<hwagent_dtype_t>(info.dtype);
-    b.shape.assign(info.shape, info.shape + std::max(info.rank, 0));
-    for (int64_t d : b.shape)
-      b.elements = saturatingMul(b.elements, d);
-  }
-  return buffers;
-}
-
-/// Deterministic contents: N(0, 1) data (scaled), one-hot rows for labels
-/// of f32, labels in range for integer inputs, N(0, 1/fan_in) parameters.
-static void synthesize(ArgBuffer &b, bool oneHot, int64_t classes,
-                       float inputScale, std::mt19937_64 &rng) {
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  int64_t n = b.elements;
-  if (b.dtype == HWAGENT_DTYPE_F32) {
-    float *data = reinterpret_cast<float *>(b.data());
-    if (b.role != HWAGENT_ROLE_PARAMETER && oneHot) {
-      int64_t width = b.shape.empty() ? 1 : b.shape.back();
-      for (int64_t k = 0; k < n; ++k)
-        data[k] = (k % width) == ((k / width) * 7 + 3) % width ? 1.0f : 0.0f;
-    } else if (b.role != HWAGENT_ROLE_PARAMETER) {
-      for (int64_t k = 0; k < n; ++k)
-        data[k] = inputScale * normal(rng);
-    } else {
-      const std::vector<int64_t> &s = b.shape;
-      double fan = s.size() == 2 ? s[0] : s.size() > 2 ? double(n) / s[0] : 0;
-      float scale = fan > 0 ? float(1.0 / std::sqrt(fan)) : 0.0f;
-      for (int64_t k = 0; k < n; ++k)
-        data[k] = scale * normal(rng);
-    }
-    return;
-  }
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t label = (k * 7 + 3) % classes;
-    if (b.dtype == HWAGENT_DTYPE_I32)
-      reinterpret_cast<int32_t *>(b.data())[k] = int32_t(label);
-    else
-      reinterpret_cast<int64_t *>(b.data())[k] = label;
-  }
-}
-
-static bool bindAll(hwagent_step_t *step, std::vector<ArgBuffer> &buffers,
-                    llvm::raw_ostream &errs) {
-  for (ArgBuffer &b : buffers)
-    if (hwagent_step_bind(step, b.name.c_str(), b.data(), b.dtype,
-                          int32_t(b.shape.size()),
-                          b.shape.data()) != HWAGENT_OK) {
-      errs << "hwagent-run: " << hwagent_error_message() << "\n";
-      return false;
-    }
-  return true;
-}
 
 std::unique_ptr<TrainingRunner>
 TrainingRunner::create(OwningOpRef<ModuleOp> module,
