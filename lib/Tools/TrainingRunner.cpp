@@ -27,7 +27,6 @@
 #include <map>
 #include <random>
 
-
 using namespace mlir;
 using namespace mlir::hwagent;
 using namespace mlir::hwagent::detail;
