@@ -269,19 +269,56 @@ static void printReactions(hwagent_session_t *session) {
   }
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(runCategory);
-  cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
+namespace {
+/// One run of hwagent-run, step by step: start (options, the runner, pins),
+/// prepare (data, parameters, checkpoints: every check before the first
+/// step), train (the loop, evaluations, checkpoints), then the summary and
+/// the report page.
+struct Run {
+  ~Run() {
+    if (!reportTemp.empty())
+      llvm::sys::fs::remove(reportTemp);
+    if (!logTemp.empty())
+      llvm::sys::fs::remove(logTemp);
+  }
+  bool start(OwningOpRef<ModuleOp> module);
+  bool prepare();
+  void printHeader();
+  /// One pass of the evaluation function over the held-out batches.
+  bool evaluate(int64_t epoch);
+  bool train();
+  void printSummary();
+  bool writePage();
 
-  DialectRegistry registry;
-  hwagent::registerRunnerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
-  if (!module)
-    return fail("cannot parse '" + inputFile + "'");
+  std::unique_ptr<hwagent::TrainingRunner> runner;
+  hwagent_session_t *session = nullptr;
+  std::unique_ptr<hwagent::Dataset> dataset;
+  int64_t batchesPerEpoch = 0, evalBatches = 0;
+  hwagent::CheckpointInfo checkpoint;
+  int64_t firstStep = 0, totalSteps = 0;
+  bool bar = false;
+  /// The page needs the partition's report and the run's log: temporary
+  /// files unless the log was asked for.
+  std::string reportTemp, logTemp, runLog;
+  // What the steps gave.
+  double firstLoss = NAN, lastLoss = NAN;
+  int ran = 0;
+  std::vector<double> walls;
+  int64_t peakStepBytes = 0;
+  bool diverged = false, evaluatedLast = false;
+  /// The run's energy: modelled, and the package counter's where readable.
+  double runJoules = 0, runSeconds = 0, counterJoules = 0;
+  bool counted = true, onlyTime = true;
+  hwagent_regret_t regret = {};
+};
+} // namespace
 
+static bool error(const llvm::Twine &message) {
+  fail(message);
+  return false;
+}
+
+bool Run::start(OwningOpRef<ModuleOp> module) {
   hwagent::RunnerOptions options;
   options.entry = entry;
   options.target = target;
@@ -290,7 +327,7 @@ int main(int argc, char **argv) {
   // where legal, the rest on the CPU); the runtime then never moves them.
   if (backend != ForcedBackend::autoChoice) {
     if (strategy.getNumOccurrences())
-      return fail("--backend and --strategy cannot be combined");
+      return error("--backend and --strategy cannot be combined");
     auto kind =
         static_cast<hwcore::BackendKind>(static_cast<int>(backend.getValue()));
     for (hwcore::Strategy s : hwcore::kAllStrategies)
@@ -308,28 +345,21 @@ int main(int argc, char **argv) {
   options.evalEntry = evalEntry;
   // The page needs the partition's report and the run's log: temporary
   // files unless the log was asked for.
-  std::string reportTemp, logTemp;
-  llvm::scope_exit removeTemps([&] {
-    if (!reportTemp.empty())
-      llvm::sys::fs::remove(reportTemp);
-    if (!logTemp.empty())
-      llvm::sys::fs::remove(logTemp);
-  });
   if (!htmlPath.empty()) {
     if (!hwagent::checkWritable(htmlPath, llvm::errs()))
-      return 1;
+      return false;
     llvm::SmallString<128> path;
     if (llvm::sys::fs::createTemporaryFile("hwagent-report", "json", path))
-      return fail("cannot create a temporary file for the report");
+      return error("cannot create a temporary file for the report");
     reportTemp = std::string(path);
     options.partitionReport = reportTemp;
     if (logPath.empty()) {
       if (llvm::sys::fs::createTemporaryFile("hwagent-run", "jsonl", path))
-        return fail("cannot create a temporary file for the log");
+        return error("cannot create a temporary file for the log");
       logTemp = std::string(path);
     }
   }
-  const std::string &runLog = logPath.empty() ? logTemp : logPath;
+  runLog = logPath.empty() ? logTemp : logPath;
   hwagent_options_t &rt = options.runtime;
   rt.seed = seed;
   rt.sim_noise = simNoise;
@@ -348,25 +378,28 @@ int main(int argc, char **argv) {
   rt.force_backend = static_cast<int32_t>(backend.getValue());
   rt.cpu_threads = cpuThreads;
 
-  std::unique_ptr<hwagent::TrainingRunner> runner =
+  runner =
       hwagent::TrainingRunner::create(std::move(module), options, llvm::errs());
   if (!runner)
-    return 1;
-  hwagent_session_t *session = runner->getSession();
+    return false;
+  session = runner->getSession();
   for (const std::string &pin : pins) {
     auto [indexText, name] = llvm::StringRef(pin).split('=');
     int64_t index;
     std::optional<hwcore::BackendKind> kind = hwcore::parseBackendName(name);
     int32_t b = kind ? static_cast<int32_t>(*kind) : -1;
     if (indexText.getAsInteger(10, index) || !kind)
-      return fail("--pin expects <program>=cpu|ane|gpu, got '" + pin + "'");
+      return error("--pin expects <program>=cpu|ane|gpu, got '" + pin + "'");
     if (hwagent_session_pin(session, index, b) != HWAGENT_OK)
-      return fail(llvm::Twine("--pin ") + pin + ": " + hwagent_error_message());
+      return error(llvm::Twine("--pin ") + pin + ": " +
+                   hwagent_error_message());
   }
-  // Data, parameters and checkpoints, all checked before the first step.
-  std::unique_ptr<hwagent::Dataset> dataset;
-  int64_t batchesPerEpoch = 0, evalBatches = 0;
+  return true;
+}
+
+bool Run::prepare() {
   std::vector<hwagent::ArgBuffer> &args = runner->getArgs();
+  // Data, parameters and checkpoints, all checked before the first step.
   if (!dataPath.empty()) {
     hwagent::DatasetOptions data;
     data.path = dataPath;
@@ -377,17 +410,17 @@ int main(int argc, char **argv) {
     data.classes = classes;
     dataset = hwagent::Dataset::open(data, llvm::errs());
     if (!dataset || !dataset->bind(args, entry, false, llvm::errs()))
-      return 1;
+      return false;
     int64_t batch = args[runner->getInputs().front()].shape.front();
     batchesPerEpoch = dataset->batchesPerEpoch(batch);
     if (batchesPerEpoch == 0)
-      return fail(llvm::formatv("{0} holds {1} training samples, fewer than "
-                                "one batch of {2}",
-                                dataPath, dataset->numTrain(), batch));
+      return error(llvm::formatv("{0} holds {1} training samples, fewer than "
+                                 "one batch of {2}",
+                                 dataPath, dataset->numTrain(), batch));
     if (runner->hasEval() && dataset->numValidation() > 0) {
       std::vector<hwagent::ArgBuffer> &evalArgs = runner->getEvalArgs();
       if (!dataset->bind(evalArgs, runner->getEvalEntry(), true, llvm::errs()))
-        return 1;
+        return false;
       for (const hwagent::ArgBuffer &b : evalArgs)
         if (!b.shared && !b.shape.empty()) {
           evalBatches = dataset->numValidation() / b.shape.front();
@@ -395,38 +428,36 @@ int main(int argc, char **argv) {
         }
     }
   } else if (!valDataPath.empty() || valSplit > 0 || epochs > 0) {
-    return fail("--val-data, --val-split and --epochs need --data");
+    return error("--val-data, --val-split and --epochs need --data");
   }
-  hwagent::CheckpointInfo checkpoint;
   checkpoint.entry = entry;
   if (!initPath.empty() && !resumePath.empty())
-    return fail("--init and --resume cannot be combined");
+    return error("--init and --resume cannot be combined");
   if (!initPath.empty() &&
       !hwagent::loadParameters(initPath, args, checkpoint, llvm::errs()))
-    return 1;
-  int64_t firstStep = 0;
+    return false;
   if (!resumePath.empty()) {
     if (!hwagent::loadParameters(resumePath, args, checkpoint, llvm::errs()))
-      return 1;
+      return false;
     if (checkpoint.entry != entry)
-      return fail(llvm::formatv("{0} is a checkpoint of @{1}, not @{2}",
-                                resumePath, checkpoint.entry, entry));
+      return error(llvm::formatv("{0} is a checkpoint of @{1}, not @{2}",
+                                 resumePath, checkpoint.entry, entry));
     firstStep = checkpoint.step;
   }
   checkpoint.entry = entry;
   if (saveEvery < 0)
-    return fail("--save-every must be >= 0");
+    return error("--save-every must be >= 0");
   if (!savePath.empty() && !hwagent::checkWritable(savePath, llvm::errs()))
-    return 1;
-  int64_t totalSteps = steps;
+    return false;
+  totalSteps = steps;
   if (epochs > 0 && !steps.getNumOccurrences())
     totalSteps = int64_t(epochs) * batchesPerEpoch;
   if (totalSteps < 0)
-    return fail("--steps must be >= 0");
+    return error("--steps must be >= 0");
+  return true;
+}
 
-  std::signal(SIGINT, requestStop);
-  std::signal(SIGTERM, requestStop);
-
+void Run::printHeader() {
   llvm::outs() << llvm::formatv(
       "hwagent-run: @{0} from {1}: {2} inputs, {3} parameters, {4} programs; "
       "target {5}; compiled in {6:f2} s; peak live tensors {7:f1} MiB\n",
@@ -459,66 +490,60 @@ int main(int argc, char **argv) {
     llvm::outs() << "  energy: modelled from those times and the target's "
                     "power values (no readable energy counter here: "
                     "powercap/RAPL or perf power events)\n";
-  bool bar = progress == ProgressStyle::bar ||
-             (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
+  bar = progress == ProgressStyle::bar ||
+        (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
+}
 
-  // One pass of the evaluation function over the held-out batches.
-  auto evaluate = [&](int64_t epoch) -> bool {
-    if (!evalBatches)
-      return true;
-    double lossSum = 0, correct = 0;
-    bool hasCorrect = false;
-    std::vector<hwagent::ArgBuffer> &evalArgs = runner->getEvalArgs();
-    int64_t batch = 0;
-    for (int64_t b = 0; b < evalBatches; ++b) {
-      dataset->fill(evalArgs, true, 0, b);
-      std::vector<std::pair<std::string, double>> results;
-      if (!runner->evaluate(results, llvm::errs()))
-        return false;
-      // The loss: the result named "loss", else the first scalar.
-      const std::pair<std::string, double> *loss =
-          results.empty() ? nullptr : &results.front();
-      for (const auto &result : results) {
-        if (result.first == "loss")
-          loss = &result;
-        if (result.first == "correct") {
-          correct += result.second;
-          hasCorrect = true;
-        }
-      }
-      if (loss)
-        lossSum += loss->second;
-    }
-    for (const hwagent::ArgBuffer &b : evalArgs)
-      if (!b.shared && !b.shape.empty()) {
-        batch = b.shape.front();
-        break;
-      }
-    double samples = double(evalBatches * batch);
-    double loss = lossSum / evalBatches;
-    double accuracy = hasCorrect ? correct / samples : NAN;
-    llvm::outs() << llvm::formatv("{0}epoch {1,3}  validation loss {2:e4}",
-                                  bar ? "\r\033[K" : "", epoch, loss);
-    if (hasCorrect)
-      llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * accuracy);
-    llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", int64_t(samples),
-                                  runner->getEvalEntry());
-    const char *keys[] = {"epoch", "val_loss", "val_accuracy", "samples"};
-    double values[] = {double(epoch), loss, accuracy, samples};
-    if (hwagent_session_log_metrics(session, "eval", keys, values, 4) !=
-        HWAGENT_OK)
-      llvm::errs() << "hwagent-run: " << hwagent_error_message() << "\n";
+bool Run::evaluate(int64_t epoch) {
+  if (!evalBatches)
     return true;
-  };
+  double lossSum = 0, correct = 0;
+  bool hasCorrect = false;
+  std::vector<hwagent::ArgBuffer> &evalArgs = runner->getEvalArgs();
+  int64_t batch = 0;
+  for (int64_t b = 0; b < evalBatches; ++b) {
+    dataset->fill(evalArgs, true, 0, b);
+    std::vector<std::pair<std::string, double>> results;
+    if (!runner->evaluate(results, llvm::errs()))
+      return false;
+    // The loss: the result named "loss", else the first scalar.
+    const std::pair<std::string, double> *loss =
+        results.empty() ? nullptr : &results.front();
+    for (const auto &result : results) {
+      if (result.first == "loss")
+        loss = &result;
+      if (result.first == "correct") {
+        correct += result.second;
+        hasCorrect = true;
+      }
+    }
+    if (loss)
+      lossSum += loss->second;
+  }
+  for (const hwagent::ArgBuffer &b : evalArgs)
+    if (!b.shared && !b.shape.empty()) {
+      batch = b.shape.front();
+      break;
+    }
+  double samples = double(evalBatches * batch);
+  double loss = lossSum / evalBatches;
+  double accuracy = hasCorrect ? correct / samples : NAN;
+  llvm::outs() << llvm::formatv("{0}epoch {1,3}  validation loss {2:e4}",
+                                bar ? "\r\033[K" : "", epoch, loss);
+  if (hasCorrect)
+    llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * accuracy);
+  llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", int64_t(samples),
+                                runner->getEvalEntry());
+  const char *keys[] = {"epoch", "val_loss", "val_accuracy", "samples"};
+  double values[] = {double(epoch), loss, accuracy, samples};
+  if (hwagent_session_log_metrics(session, "eval", keys, values, 4) !=
+      HWAGENT_OK)
+    llvm::errs() << "hwagent-run: " << hwagent_error_message() << "\n";
+  return true;
+}
 
-  double firstLoss = NAN, lastLoss = NAN;
-  // The run's energy: modelled, and the package counter's where readable.
-  double runJoules = 0, runSeconds = 0, counterJoules = 0;
-  bool counted = true, onlyTime = true;
-  int ran = 0;
-  std::vector<double> walls;
-  int64_t peakStepBytes = 0;
-  bool diverged = false, evaluatedLast = false;
+bool Run::train() {
+  std::vector<hwagent::ArgBuffer> &args = runner->getArgs();
   auto started = std::chrono::steady_clock::now();
   for (int64_t step = firstStep; step < totalSteps && !stopRequested;
        ++step, ++ran) {
@@ -602,11 +627,11 @@ int main(int argc, char **argv) {
     checkpoint.step = step + 1;
     if (!savePath.empty() && saveEvery > 0 && (step + 1) % saveEvery == 0 &&
         !hwagent::saveCheckpoint(savePath, args, checkpoint, llvm::errs()))
-      return 1;
+      return false;
     evaluatedLast = false;
     if (dataset && (step + 1) % batchesPerEpoch == 0) {
       if (!evaluate(epoch))
-        return 1;
+        return false;
       evaluatedLast = true;
     }
   }
@@ -614,10 +639,10 @@ int main(int argc, char **argv) {
     llvm::outs() << "\n";
   if (dataset && !evaluatedLast && !diverged && ran > 0 &&
       !evaluate(batchesPerEpoch ? (firstStep + ran - 1) / batchesPerEpoch : 0))
-    return 1;
+    return false;
   if (!savePath.empty() && !diverged && ran > 0) {
     if (!hwagent::saveCheckpoint(savePath, args, checkpoint, llvm::errs()))
-      return 1;
+      return false;
     llvm::outs() << llvm::formatv("hwagent-run: saved the parameters after "
                                   "step {0} to {1}\n",
                                   checkpoint.step, savePath);
@@ -626,6 +651,10 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "
                                   "steps\n",
                                   ran);
+  return true;
+}
+
+void Run::printSummary() {
   llvm::outs() << llvm::formatv(
       "hwagent-run: loss {0:e4} -> {1:e4} over {2} steps\n", firstLoss,
       lastLoss, ran);
@@ -689,7 +718,6 @@ int main(int argc, char **argv) {
             k.seconds > 0 ? k.flops / k.seconds / 1e9 : 0.0);
       }
   }
-  hwagent_regret_t regret = {};
   if ((adaptive || simulateCpu) &&
       hwagent_session_regret(session, &regret) == HWAGENT_OK) {
     uint32_t n = hwagent_session_switch_steps(session, nullptr, 0);
@@ -730,36 +758,65 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::formatv("param {0}: sum {1:e6} sum|.| {2:e6}\n", p,
                                     sum, sumAbs);
     }
-  if (!runner->finish(llvm::errs()))
+}
+
+bool Run::writePage() {
+  if (htmlPath.empty())
+    return true;
+  hwconfig::HtmlReportInput page;
+  std::vector<std::pair<std::string, std::string>> &summary = page.runSummary;
+  summary = {
+      {"step", "@" + entry + " from " + inputFile + ", target " + target},
+      {"loss", llvm::formatv("{0:e4} -> {1:e4} over {2} steps", firstLoss,
+                             lastLoss, ran)},
+      {"times", simulateCpu ? "every backend simulated (--simulate-cpu)"
+                            : "cpu measured here; ane/gpu simulated"},
+      {"energy", llvm::formatv("{0:f4} J modelled ({1:f3} mJ per step)",
+                               runJoules, ran ? runJoules / ran * 1e3 : 0.0)},
+  };
+  if ((adaptive || simulateCpu) && regret.steps > 0 && simulateCpu)
+    summary.push_back(
+        {"regret (time)",
+         llvm::formatv(
+             "{0:f2}% vs the clairvoyant oracle, "
+             "{1:f2}% vs the best fixed assignment; {2} "
+             "switches, {3} probes",
+             100 * (regret.actual_seconds / regret.oracle_seconds - 1),
+             100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
+             regret.switches, regret.explorations)});
+  if (!logTemp.empty())
+    page.runSource = "this run's session log (--log keeps it)";
+  if (!hwconfig::writeRunReport(htmlPath, reportTemp, runLog, std::move(page),
+                                llvm::errs()))
+    return false;
+  llvm::outs() << "hwagent-run: wrote the report page " << htmlPath << "\n";
+
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
+
+  DialectRegistry registry;
+  hwagent::registerRunnerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
+  if (!module)
+    return fail("cannot parse '" + inputFile + "'");
+
+  Run run;
+  if (!run.start(std::move(module)) || !run.prepare())
     return 1;
-  if (!htmlPath.empty()) {
-    hwconfig::HtmlReportInput page;
-    std::vector<std::pair<std::string, std::string>> &summary = page.runSummary;
-    summary = {
-        {"step", "@" + entry + " from " + inputFile + ", target " + target},
-        {"loss", llvm::formatv("{0:e4} -> {1:e4} over {2} steps", firstLoss,
-                               lastLoss, ran)},
-        {"times", simulateCpu ? "every backend simulated (--simulate-cpu)"
-                              : "cpu measured here; ane/gpu simulated"},
-        {"energy", llvm::formatv("{0:f4} J modelled ({1:f3} mJ per step)",
-                                 runJoules, ran ? runJoules / ran * 1e3 : 0.0)},
-    };
-    if ((adaptive || simulateCpu) && regret.steps > 0 && simulateCpu)
-      summary.push_back(
-          {"regret (time)",
-           llvm::formatv(
-               "{0:f2}% vs the clairvoyant oracle, "
-               "{1:f2}% vs the best fixed assignment; {2} "
-               "switches, {3} probes",
-               100 * (regret.actual_seconds / regret.oracle_seconds - 1),
-               100 * (regret.actual_seconds / regret.best_fixed_seconds - 1),
-               regret.switches, regret.explorations)});
-    if (!logTemp.empty())
-      page.runSource = "this run's session log (--log keeps it)";
-    if (!hwconfig::writeRunReport(htmlPath, reportTemp, runLog, std::move(page),
-                                  llvm::errs()))
-      return 1;
-    llvm::outs() << "hwagent-run: wrote the report page " << htmlPath << "\n";
-  }
-  return std::isfinite(lastLoss) ? 0 : 1;
+  std::signal(SIGINT, requestStop);
+  std::signal(SIGTERM, requestStop);
+  run.printHeader();
+  if (!run.train())
+    return 1;
+  run.printSummary();
+  if (!run.runner->finish(llvm::errs()) || !run.writePage())
+    return 1;
+  return std::isfinite(run.lastLoss) ? 0 : 1;
 }
