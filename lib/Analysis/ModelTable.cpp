@@ -14,30 +14,6 @@ using namespace mlir;
 using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
-hwagent_model_info_t ModelTable::info() const {
-  hwagent_model_info_t info = {};
-  info.version = HWAGENT_MODEL_INFO_VERSION;
-  info.num_backends = HWAGENT_NUM_BACKENDS;
-  info.num_regions = regions.size();
-  info.num_programs = programs.size();
-  info.num_edges = edges.size();
-  info.target = target.c_str();
-  info.regions = regions.data();
-  info.programs = programs.data();
-  info.edges = edges.data();
-  for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
-    info.compile[a] = compile[a];
-    info.compile_per_byte[a] = compilePerByte[a];
-    info.max_compiles[a] = maxCompiles[a];
-    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
-      info.links[a][b] = links[a][b];
-  }
-  info.power = power;
-  info.objective = objective;
-  info.power_cap = powerCap;
-  return info;
-}
-
 /// A region's predicted seconds inside a program on each backend.
 static void regionPredictions(RegionOp region, hwagent_region_info_t &info) {
   CostsAttr costs = region.getCostsAttr();

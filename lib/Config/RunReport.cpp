@@ -5,8 +5,8 @@
 #include "HwAgent/Config/HtmlReport.h"
 #include "HwAgent/Config/Json.h"
 
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace hwconfig;
@@ -51,10 +51,12 @@ bool hwconfig::writeRunReport(const std::string &htmlPath,
       input.run.push_back(std::move(*record));
     }
   }
-  std::unique_ptr<llvm::ToolOutputFile> file =
-      mlir::openOutputFile(htmlPath, &error);
-  if (!file) {
-    errs << "hwagent: cannot write '" << htmlPath << "': " << error << "\n";
+  std::error_code ec;
+  auto file = std::make_unique<llvm::ToolOutputFile>(htmlPath, ec,
+                                                     llvm::sys::fs::OF_Text);
+  if (ec) {
+    errs << "hwagent: cannot write '" << htmlPath << "': " << ec.message()
+         << "\n";
     return false;
   }
   if (llvm::Error failed = writeHtmlReport(input, file->os())) {

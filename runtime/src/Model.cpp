@@ -11,7 +11,7 @@ namespace hwagent_rt {
 double Model::linkCost(const hwagent_edge_info_t &e, int a, int b) const {
   if (a == b)
     return 0;
-  return hwcore::linkCost(links[a][b], e.bytes, e.convert_bytes);
+  return hwcore::linkCost(linkPrices[a][b], e.bytes, e.convert_bytes);
 }
 
 double Model::buildCost(unsigned program, int backend) const {
@@ -24,7 +24,7 @@ double Model::weightMoveCost(unsigned program, int a, int b) const {
   if (a == b || bytes <= 0)
     return 0;
   // Weights are f32 on the host; the ANE holds them as f16.
-  return hwcore::linkCost(links[a][b], bytes, bytes);
+  return hwcore::linkCost(linkPrices[a][b], bytes, bytes);
 }
 
 static bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
@@ -76,9 +76,10 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
         return absl::InvalidArgumentError(absl::StrCat(
             "link ", hwagent_backend_name(a), " -> ", hwagent_backend_name(b),
             ": bandwidth must be positive, conversion and sync >= 0"));
-      m.links[a][b] = {static_cast<hwcore::BackendKind>(a),
-                       static_cast<hwcore::BackendKind>(b), l.bandwidth,
-                       l.convert_bandwidth, l.sync};
+      m.links[a][b] = l;
+      m.linkPrices[a][b] = {static_cast<hwcore::BackendKind>(a),
+                            static_cast<hwcore::BackendKind>(b), l.bandwidth,
+                            l.convert_bandwidth, l.sync};
     }
   }
   for (size_t i = 0; i < m.programs.size(); ++i) {

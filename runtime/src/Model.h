@@ -11,7 +11,7 @@
 #ifndef HWAGENT_RT_MODEL_H
 #define HWAGENT_RT_MODEL_H
 
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_model_info.hpp"
 
 #include "HwAgent/Core/Target.h"
 
@@ -25,20 +25,11 @@ namespace hwagent_rt {
 
 constexpr int kNumBackends = HWAGENT_NUM_BACKENDS;
 
-struct Model {
-  std::string target;
-  std::vector<hwagent_region_info_t> regions;
-  std::vector<hwagent_program_info_t> programs;
-  std::vector<hwagent_edge_info_t> edges;
+/// The owning model info, checked, with what the step-end logic derives
+/// from it.
+struct Model : OwnedModelInfo {
   /// links[from][to] as the core prices them.
-  hwcore::LinkDescription links[kNumBackends][kNumBackends];
-  double compile[kNumBackends] = {0, 0, 0};
-  double compilePerByte[kNumBackends] = {0, 0, 0};
-  int64_t maxCompiles[kNumBackends] = {0, 0, 0};
-  hwagent_power_info_t power = {};
-  /// What the step was partitioned for (hwagent_objective_t) and its cap.
-  int32_t objective = HWAGENT_OBJECTIVE_TIME;
-  double powerCap = 0;
+  hwcore::LinkDescription linkPrices[kNumBackends][kNumBackends];
   /// Per program, the edges (indices into `edges`) that touch it.
   std::vector<std::vector<uint32_t>> incident;
 

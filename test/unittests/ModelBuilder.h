@@ -8,7 +8,7 @@
 #ifndef HWAGENT_TEST_MODELBUILDER_H
 #define HWAGENT_TEST_MODELBUILDER_H
 
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_model_info.hpp"
 
 #include <array>
 #include <string>
@@ -18,11 +18,11 @@ namespace hwagent_test {
 
 class ModelBuilder {
 public:
-  explicit ModelBuilder(std::string target = "test")
-      : target(std::move(target)) {
+  explicit ModelBuilder(std::string target = "test") {
+    model.target = std::move(target);
     for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
       for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
-        links_[a][b] = {
+        model.links[a][b] = {
             1e11,
             a == HWAGENT_BACKEND_ANE || b == HWAGENT_BACKEND_ANE ? 5e10 : 0,
             2e-4};
@@ -33,12 +33,12 @@ public:
   ModelBuilder &program(int32_t assigned, std::array<double, 3> predicted,
                         uint64_t key = 0) {
     hwagent_region_info_t r = {};
-    r.key = key ? key : 0xa0 + regions.size();
-    r.id = regions.size();
-    r.program = programs.size();
+    r.key = key ? key : 0xa0 + model.regions.size();
+    r.id = model.regions.size();
+    r.program = model.programs.size();
     hwagent_program_info_t p = {};
     p.assigned = assigned;
-    p.first_region = regions.size();
+    p.first_region = model.regions.size();
     p.num_regions = 1;
     p.legal_mask = 1;
     for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
@@ -47,27 +47,28 @@ public:
         p.legal_mask |= 1u << b;
     }
     r.legal_mask = p.legal_mask;
-    regions.push_back(r);
-    programs.push_back(p);
+    model.regions.push_back(r);
+    model.programs.push_back(p);
     return *this;
   }
   ModelBuilder &edge(int32_t from, int32_t to, int64_t bytes,
                      int64_t convertBytes = -1) {
-    edges.push_back({from, to, bytes, convertBytes < 0 ? bytes : convertBytes});
+    model.edges.push_back(
+        {from, to, bytes, convertBytes < 0 ? bytes : convertBytes});
     return *this;
   }
   ModelBuilder &link(int a, int b, double bandwidth, double convert,
                      double sync) {
-    links_[a][b] = {bandwidth, convert, sync};
+    model.links[a][b] = {bandwidth, convert, sync};
     return *this;
   }
   /// Building a variant on `backend`: seconds plus per byte of the
   /// program's weights, and the compiles a process may do (0: no limit).
   ModelBuilder &compile(int backend, double seconds, double perByte = 0,
                         int64_t maxCompiles = 0) {
-    compile_[backend] = seconds;
-    compilePerByte_[backend] = perByte;
-    maxCompiles_[backend] = maxCompiles;
+    model.compile[backend] = seconds;
+    model.compilePerByte[backend] = perByte;
+    model.maxCompiles[backend] = maxCompiles;
     return *this;
   }
   /// The target's power model (watts; docs/targets.md "Power").
@@ -75,30 +76,30 @@ public:
                       double staticPower, double boundary = 0,
                       double boundaryPerByte = 0) {
     for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
-      power_.idle[b] = idle[b];
-      power_.running[b] = running[b];
+      model.power.idle[b] = idle[b];
+      model.power.running[b] = running[b];
     }
-    power_.static_power = staticPower;
-    power_.boundary = boundary;
-    power_.boundary_per_byte = boundaryPerByte;
+    model.power.static_power = staticPower;
+    model.power.boundary = boundary;
+    model.power.boundary_per_byte = boundaryPerByte;
     return *this;
   }
   /// Joules of an execution of the last program that do not grow with
   /// its time, per backend.
   ModelBuilder &fixedJoules(std::array<double, 3> joules) {
     for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
-      programs.back().fixed_joules[b] = joules[b];
+      model.programs.back().fixed_joules[b] = joules[b];
     return *this;
   }
   /// What the model was partitioned for.
   ModelBuilder &objective(int32_t objective, double powerCap = 0) {
-    objective_ = objective;
-    powerCap_ = powerCap;
+    model.objective = objective;
+    model.powerCap = powerCap;
     return *this;
   }
   /// Bytes of weights the last program holds.
   ModelBuilder &weights(int64_t bytes) {
-    programs.back().weight_bytes = bytes;
+    model.programs.back().weight_bytes = bytes;
     return *this;
   }
   /// Every pair: `bandwidth`, `sync`, conversion at `convert` to and from
@@ -112,41 +113,9 @@ public:
     return *this;
   }
 
-  hwagent_model_info_t info() const {
-    hwagent_model_info_t info = {};
-    info.version = HWAGENT_MODEL_INFO_VERSION;
-    info.num_backends = HWAGENT_NUM_BACKENDS;
-    info.num_regions = regions.size();
-    info.num_programs = programs.size();
-    info.num_edges = edges.size();
-    info.target = target.c_str();
-    info.regions = regions.data();
-    info.programs = programs.data();
-    info.edges = edges.data();
-    for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a) {
-      info.compile[a] = compile_[a];
-      info.compile_per_byte[a] = compilePerByte_[a];
-      info.max_compiles[a] = maxCompiles_[a];
-      for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
-        info.links[a][b] = links_[a][b];
-    }
-    info.power = power_;
-    info.objective = objective_;
-    info.power_cap = powerCap_;
-    return info;
-  }
+  hwagent_model_info_t info() const { return model.info(); }
 
-  std::string target;
-  std::vector<hwagent_region_info_t> regions;
-  std::vector<hwagent_program_info_t> programs;
-  std::vector<hwagent_edge_info_t> edges;
-  hwagent_link_info_t links_[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS];
-  double compile_[HWAGENT_NUM_BACKENDS] = {};
-  double compilePerByte_[HWAGENT_NUM_BACKENDS] = {};
-  int64_t maxCompiles_[HWAGENT_NUM_BACKENDS] = {};
-  hwagent_power_info_t power_ = {};
-  int32_t objective_ = HWAGENT_OBJECTIVE_TIME;
-  double powerCap_ = 0;
+  hwagent_rt::OwnedModelInfo model;
 };
 
 } // namespace hwagent_test

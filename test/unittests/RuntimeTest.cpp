@@ -72,12 +72,12 @@ TEST(Runtime, VersionAndModelErrors) {
 
   // Assigned to a backend without a variant; no CPU variant.
   ModelBuilder bad = twoPrograms();
-  bad.programs[1].assigned = HWAGENT_BACKEND_ANE;
+  bad.model.programs[1].assigned = HWAGENT_BACKEND_ANE;
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(hwagent_error_message()),
             "program 1: is assigned to a backend it has no variant for");
   bad = twoPrograms();
-  bad.programs[0].legal_mask = 2;
+  bad.model.programs[0].legal_mask = 2;
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(hwagent_error_message()),
             "program 0: has no CPU variant to fall back to");
@@ -89,19 +89,19 @@ TEST(Runtime, VersionAndModelErrors) {
   EXPECT_EQ(std::string(hwagent_error_message()),
             "edge 2: names unknown program 7");
   bad = twoPrograms();
-  bad.programs[0].predicted[1] = std::nan("");
+  bad.model.programs[0].predicted[1] = std::nan("");
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
   bad = twoPrograms();
-  bad.programs[0].predicted[1] = INFINITY;
+  bad.model.programs[0].predicted[1] = INFINITY;
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
   bad = twoPrograms();
-  bad.regions[1].program = 5;
+  bad.model.regions[1].program = 5;
   EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT);
   // Region times are checked like programs' (a profile written from them
   // once held null seconds the compiler's own reader rejects).
   for (double v : {std::nan(""), double(INFINITY), -1e-3}) {
     bad = twoPrograms();
-    bad.regions[1].predicted[0] = v;
+    bad.model.regions[1].predicted[0] = v;
     EXPECT_EQ(create(bad.info()), HWAGENT_INVALID_ARGUMENT) << v;
     EXPECT_NE(std::string(hwagent_error_message())
                   .find("region 1: predicted time on cpu must be finite"),

@@ -13,7 +13,7 @@
 #define HWAGENT_ANALYSIS_MODELTABLE_H
 
 #include "HwAgent/IR/HwAgentOps.h"
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_model_info.hpp"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -29,23 +29,11 @@ struct ProgramGroup {
   Backend backend;
 };
 
-struct ModelTable {
-  std::string target;
-  std::vector<hwagent_region_info_t> regions;
-  std::vector<hwagent_program_info_t> programs;
-  std::vector<hwagent_edge_info_t> edges;
-  hwagent_link_info_t links[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS] = {};
-  double compile[HWAGENT_NUM_BACKENDS] = {};
-  double compilePerByte[HWAGENT_NUM_BACKENDS] = {};
-  int64_t maxCompiles[HWAGENT_NUM_BACKENDS] = {};
-  hwagent_power_info_t power = {};
-  int32_t objective = HWAGENT_OBJECTIVE_TIME;
-  double powerCap = 0;
+/// The owning model info (hwagent_rt::OwnedModelInfo: regions, programs,
+/// boundaries, links, compile prices, power) and the IR behind each program.
+struct ModelTable : hwagent_rt::OwnedModelInfo {
   /// programs[i]'s regions.
   std::vector<ProgramGroup> groups;
-
-  /// A view for hwagent_session_create (valid while the table lives).
-  hwagent_model_info_t info() const;
 };
 
 /// Builds the table of every function with regions. Programs come from the
