@@ -275,8 +275,12 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   // of headroom; differences of counters are taken modulo 2^64. Joules
   // likewise at 1e6 J.
   constexpr double kMaxSeconds = 1e6, kMaxJoules = 1e6;
+  // NaN (a fuzzed model's 0 W times an overflowed time) and negatives count
+  // as nothing.
   auto nano = [](double value, double max) {
-    return static_cast<int64_t>(std::clamp(value, 0.0, max) * 1e9);
+    if (!(value > 0))
+      return int64_t(0);
+    return static_cast<int64_t>(std::min(value, max) * 1e9);
   };
   if (overhead > 0) {
     // Builds and weight moves run on the host.
@@ -288,7 +292,8 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
         std::memory_order_relaxed);
   }
   int64_t nanos = nano(seconds, kMaxSeconds);
-  double joules = model.programJoules(program, backend, seconds);
+  double joules =
+      model.programJoules(program, backend, std::min(seconds, kMaxSeconds));
   int64_t nanojoules = nano(joules, kMaxJoules);
   state.executions[backend].fetch_add(1, std::memory_order_relaxed);
   state.nanos[backend].fetch_add(nanos, std::memory_order_relaxed);

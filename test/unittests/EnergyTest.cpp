@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -115,6 +116,30 @@ TEST(Energy, BoundariesAreChargedTheHostsPower) {
               3.0 * 1.1e-3 + 1e-3, 1e-9);
   EXPECT_NEAR(stepCost(model, Pricing::energy(model), {0, 0}, predicted), 0,
               1e-12);
+}
+
+// Found by scripts/fuzz: a predicted time that a scenario's slowdown takes
+// past the largest double, on a backend drawing 0 W, made 0 * inf = NaN
+// joules, converted to an integer count (undefined behaviour, caught by the
+// UBSan build of these tests).
+TEST(Energy, OverflowedTimesAtZeroWattsCountNothing) {
+  std::string path = testing::TempDir() + "energy-overflow.scenario";
+  std::ofstream(path) << "hwagent-scenario 1\nat 0 ane slowdown 10\n";
+  ModelBuilder builder;
+  builder.program(HWAGENT_BACKEND_ANE, {1e-3, 1e308, 0}).weights(1 << 20);
+  builder.compile(HWAGENT_BACKEND_ANE, 1e300, 1e300);
+  hwagent_model_info_t info = builder.info();
+  hwagent_options_t options = simulated();
+  options.scenario_path = path.c_str();
+  hwagent_session_t *s = open(info, options);
+  runStep({0});
+  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+  hwagent_step_stats_t step;
+  hwagent_session_step_stats(s, &step);
+  EXPECT_TRUE(std::isfinite(step.last_step_joules));
+  EXPECT_GE(step.last_step_joules, 0);
+  hwagent_session_destroy(s);
+  std::remove(path.c_str());
 }
 
 TEST(Energy, BadPowerValuesAreRefusedByName) {
