@@ -187,6 +187,10 @@ static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
     for (int b = 0; b < kNumBackends; ++b)
       if (Model::legal(table.programs[r], b))
         unary[b] = cost(r, b);
+    // The max-flow solver takes no NaN: a cost nobody can price is illegal.
+    for (double &u : unary)
+      if (std::isnan(u))
+        u = hwcore::kIllegal;
     problem.addNode(unary);
   }
   std::vector<double> hostCosts(kNumBackends, hwcore::kIllegal);
@@ -197,6 +201,9 @@ static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
     for (int a = 0; a < kNumBackends; ++a)
       for (int b = 0; b < kNumBackends; ++b)
         costs[a * kNumBackends + b] = edgeWeight * pricing.edge(table, e, a, b);
+    for (double &c : costs)
+      if (std::isnan(c))
+        c = hwcore::kIllegal;
     problem.addEdge(e.from < 0 ? host : unsigned(e.from),
                     e.to < 0 ? host : unsigned(e.to), costs);
   }

@@ -141,18 +141,23 @@ struct Pricing {
   static Pricing blend(const Model &model, double joulesWeight);
 
   double program(size_t p, int b, double seconds) const {
-    return perSecond[b] * seconds +
+    return times(perSecond[b], seconds) +
            (fixed.empty() ? 0.0 : fixed[p * kNumBackends + b]);
   }
   double edge(const Model &model, const hwagent_edge_info_t &e, int a,
               int b) const {
     if (a == b)
       return 0;
-    return boundaryPerSecond * model.linkCost(e, a, b) +
-           perCrossingByte * double(e.bytes);
+    return times(boundaryPerSecond, model.linkCost(e, a, b)) +
+           times(perCrossingByte, double(e.bytes));
   }
   double switching(int b, double seconds) const {
-    return switchPerSecond[b] * seconds;
+    return times(switchPerSecond[b], seconds);
+  }
+  /// A price of zero per unit costs nothing however many units (0 W times
+  /// an unbounded time is 0 J, never NaN).
+  static double times(double price, double units) {
+    return price == 0 ? 0.0 : price * units;
   }
 };
 

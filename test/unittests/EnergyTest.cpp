@@ -142,6 +142,37 @@ TEST(Energy, OverflowedTimesAtZeroWattsCountNothing) {
   std::remove(path.c_str());
 }
 
+// Found by scripts/fuzz: energy pricing of a model without power values
+// (0 W everywhere) times an unbounded time or link was 0 * inf = NaN, and
+// the max-flow solver asserted on the NaN capacity.
+TEST(Energy, ZeroPowerAndUnboundedTimesStaySolvable) {
+  ModelBuilder builder;
+  builder.links(1e-300, 1e-300, 0)
+      .program(HWAGENT_BACKEND_ANE, {1e-3, INFINITY, 0})
+      .program(HWAGENT_BACKEND_CPU, {1e-3, 0, 0})
+      .edge(0, 1, 1 << 20)
+      .edge(-1, 0, 1 << 20);
+  Model model;
+  model.programs = builder.model.programs;
+  model.edges = builder.model.edges;
+  model.incident.resize(model.programs.size());
+  for (int a = 0; a < kNumBackends; ++a)
+    for (int b = 0; b < kNumBackends; ++b)
+      model.linkPrices[a][b] = {static_cast<hwcore::BackendKind>(a),
+                                static_cast<hwcore::BackendKind>(b), 1e-300,
+                                1e-300, 0};
+  Pricing energy = Pricing::energy(model); // every price 0
+  std::vector<int32_t> placement;
+  double cost = bestStepTime(
+      model,
+      [&](size_t p, int b) {
+        return energy.program(p, b, model.programs[p].predicted[b]);
+      },
+      1.0, &placement, energy);
+  EXPECT_FALSE(std::isnan(cost));
+  EXPECT_EQ(Pricing::times(0.0, INFINITY), 0.0);
+}
+
 TEST(Energy, BadPowerValuesAreRefusedByName) {
   auto error = [](ModelBuilder builder) {
     hwagent_model_info_t info = builder.info();
