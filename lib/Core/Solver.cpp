@@ -92,10 +92,20 @@ public:
     couplingSum = 0;
   }
 
+  /// Finite costs beyond +-1e150 (no seconds or joules are) are taken as
+  /// 1e150: sums of them stay finite, so the hard constraint's weight and
+  /// the residual capacities do (inf - inf in the max flow is NaN); NaN is
+  /// illegal.
+  static double bounded(double e) {
+    if (std::isnan(e))
+      return kIllegal;
+    return std::isinf(e) ? e : std::clamp(e, -1e150, 1e150);
+  }
+
   /// Adds E(x) = e0 when x = 0, e1 when x = 1 (finite or kIllegal).
   void addUnary(unsigned node, double e0, double e1) {
-    cost0[node] += e0;
-    cost1[node] += e1;
+    cost0[node] += bounded(e0);
+    cost1[node] += bounded(e1);
   }
 
   /// Adds E(x_u, x_v) with table (a, b, c, d) = E(0,0), E(0,1), E(1,0),
@@ -103,6 +113,7 @@ public:
   void addPairwise(unsigned u, unsigned v, double a, double b, double c,
                    double d) {
     // E = a + (c - a) x_u + (d - c) x_v + (b + c - a - d) (1 - x_u) x_v
+    a = bounded(a), b = bounded(b), c = bounded(c), d = bounded(d);
     constant += a;
     cost1[u] += c - a;
     cost1[v] += d - c;

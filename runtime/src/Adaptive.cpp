@@ -201,9 +201,10 @@ static hwcore::PartitionProblem makeProblem(const Model &table, CostFn cost,
     for (int a = 0; a < kNumBackends; ++a)
       for (int b = 0; b < kNumBackends; ++b)
         costs[a * kNumBackends + b] = edgeWeight * pricing.edge(table, e, a, b);
+    // A boundary nobody can price costs more than any real one.
     for (double &c : costs)
       if (std::isnan(c))
-        c = hwcore::kIllegal;
+        c = 1e150;
     problem.addEdge(e.from < 0 ? host : unsigned(e.from),
                     e.to < 0 ? host : unsigned(e.to), costs);
   }
