@@ -715,14 +715,10 @@ def power_at(calibrate, target, strategy, tflops):
     FLOP at the published throughput (None without one)."""
     if tflops is None:
         return None
-    if target not in _PRINTED_TARGETS:
-        _PRINTED_TARGETS[target] = json.loads(subprocess.run(
-            [calibrate, "--print-target", target], check=True,
-            capture_output=True, text=True).stdout)
-    for b in _PRINTED_TARGETS[target]["backends"]:
-        if b["backend"] == strategy:
-            return b["active_power"] + b["energy_per_flop"] * tflops * 1e12
-    return None
+    active = target_value(calibrate, target, strategy, "active_power")
+    if active is None:
+        return None
+    return active + target_value(calibrate, target, strategy, "energy_per_flop") * tflops * 1e12
 
 
 def main():

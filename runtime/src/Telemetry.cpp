@@ -122,24 +122,36 @@ int threadsUnderContention(int configured, double othersBusy) {
   return std::clamp(configured - taken, 1, std::max(configured, 1));
 }
 
-double Contention::sample(double minSeconds) {
+/// The machine's busy and total ticks so far (the "cpu" line of
+/// /proc/stat: idle and iowait are not busy); false when unreadable.
+static bool readCpuTicks(uint64_t &busy, uint64_t &total) {
   std::ifstream stat("/proc/stat");
   std::string label;
   uint64_t values[8] = {};
   if (!(stat >> label) || label != "cpu")
-    return -1;
+    return false;
   for (uint64_t &v : values)
     stat >> v;
-  uint64_t busy = 0;
-  for (int i = 0; i < 8; ++i)
-    if (i != 3 && i != 4) // idle, iowait
+  busy = total = 0;
+  for (int i = 0; i < 8; ++i) {
+    total += values[i];
+    if (i != 3 && i != 4)
       busy += values[i];
+  }
+  return true;
+}
+
+double Contention::sample(double minSeconds) {
+  // The clocks first: /proc/stat is read only when a sample is due.
   timespec process = {}, wall = {};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &process);
   clock_gettime(CLOCK_MONOTONIC, &wall);
-  double processSeconds = process.tv_sec + process.tv_nsec * 1e-9;
   double wallSeconds = wall.tv_sec + wall.tv_nsec * 1e-9;
   if (started && wallSeconds - lastWall < minSeconds)
+    return -1;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &process);
+  double processSeconds = process.tv_sec + process.tv_nsec * 1e-9;
+  uint64_t busy = 0, total = 0;
+  if (!readCpuTicks(busy, total))
     return -1;
   double ticks = double(sysconf(_SC_CLK_TCK));
   double others = -1;
@@ -155,18 +167,9 @@ double Contention::sample(double minSeconds) {
 }
 
 double CpuUtilization::sample() {
-  std::ifstream stat("/proc/stat");
-  std::string label;
-  uint64_t values[8] = {};
-  if (!(stat >> label) || label != "cpu")
+  uint64_t busy = 0, total = 0;
+  if (!readCpuTicks(busy, total))
     return -1;
-  for (uint64_t &v : values)
-    stat >> v;
-  uint64_t idle = values[3] + values[4];
-  uint64_t total = 0;
-  for (uint64_t v : values)
-    total += v;
-  uint64_t busy = total - idle;
   double share = -1;
   if (lastTotal && total > lastTotal)
     share = double(busy - lastBusy) / double(total - lastTotal);
