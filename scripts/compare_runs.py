@@ -3,7 +3,7 @@
 
     compare_runs.py decreases RUN [--factor 0.8]   final loss < factor * first
     compare_runs.py agree A B [--rtol 0.02]        losses and parameter checksums close
-    compare_runs.py identical A B                  losses and checksums equal
+    compare_runs.py identical A B [C ...]          losses and checksums equal
 """
 import argparse
 import math
@@ -19,8 +19,10 @@ def read(path):
     first, last = float(m.group(1)), float(m.group(2))
     params = [(float(a), float(b)) for a, b in
               re.findall(r"param \d+: sum (\S+) sum\|\.\| (\S+)", text)]
+    # A hash of each parameter's bytes: `identical` compares every bit.
+    bits = re.findall(r"param \d+: .* bits (0x[0-9a-f]+)", text)
     losses = [float(x) for x in re.findall(r"^step\s+\d+\s+loss\s+(\S+)", text, re.M)]
-    return first, last, params, losses
+    return first, last, params, losses, bits
 
 
 def main():
@@ -31,17 +33,21 @@ def main():
     p.add_argument("--rtol", type=float, default=0.02)
     a = p.parse_args()
     if a.mode == "decreases":
-        first, last, _, _ = read(a.files[0])
+        first, last, _, _, _ = read(a.files[0])
         ok = math.isfinite(last) and last < a.factor * first
         print(f"loss {first:.4g} -> {last:.4g} (needs < {a.factor} x first): {'ok' if ok else 'FAIL'}")
         return 0 if ok else 1
-    (f1, l1, p1, s1), (f2, l2, p2, s2) = read(a.files[0]), read(a.files[1])
-    if len(p1) != len(p2) or not p1:
+    runs = [read(path) for path in a.files]
+    if any(len(run[2]) != len(runs[0][2]) or not run[2] for run in runs):
         sys.exit("parameter checksums missing or of different counts (run with --print-params)")
     if a.mode == "identical":
-        ok = (f1, l1, p1, s1) == (f2, l2, p2, s2)
-        print(f"identical: {'ok' if ok else 'FAIL'}")
-        return 0 if ok else 1
+        # Every run equal to the first.
+        different = [path for path, run in zip(a.files[1:], runs[1:]) if run != runs[0]]
+        print(f"identical ({len(runs)} runs): {'ok' if not different else 'FAIL: ' + ', '.join(different)}")
+        return 0 if not different else 1
+    if len(runs) != 2:
+        sys.exit("agree compares two runs")
+    (f1, l1, p1, s1, _), (f2, l2, p2, s2, _) = runs
     worst = 0.0
     for (x1, y1), (x2, y2) in zip(p1 + [(l1, l1)], p2 + [(l2, l2)]):
         # sum|.| is the robust measure; a signed sum can cancel to ~0.

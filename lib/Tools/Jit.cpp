@@ -69,6 +69,8 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
         reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
     add("_mlir_ciface_hwagent_contract_f32",
         reinterpret_cast<void *>(&_mlir_ciface_hwagent_contract_f32));
+    add("hwagent_parallel_for",
+        reinterpret_cast<void *>(&hwagent_parallel_for));
     return map;
   });
   return std::move(*engine);

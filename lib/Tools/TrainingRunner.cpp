@@ -18,6 +18,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <chrono>
@@ -150,6 +151,7 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
   pm.addPass(createLowerToRuntime());
   LowerToLLVMOptions lowering;
   lowering.kernelMinFlops = options.kernelMinFlops;
+  lowering.parallelMinWork = options.parallelMinWork;
   buildLowerToLLVMPipeline(pm, lowering);
   auto start = std::chrono::steady_clock::now();
   if (failed(pm.run(*module))) {
@@ -288,17 +290,19 @@ bool TrainingRunner::finish(llvm::raw_ostream &errs) {
   return true;
 }
 
-std::pair<double, double> TrainingRunner::paramChecksum(unsigned p) const {
+TrainingRunner::ParamChecksum TrainingRunner::paramChecksum(unsigned p) const {
   const ArgBuffer &t = args[params[p]];
-  double sum = 0, sumAbs = 0;
+  ParamChecksum checksum;
   if (t.dtype != HWAGENT_DTYPE_F32)
-    return {0, 0};
+    return checksum;
   const float *data = reinterpret_cast<const float *>(t.data());
   for (int64_t k = 0; k < t.elements; ++k) {
-    sum += data[k];
-    sumAbs += std::fabs(data[k]);
+    checksum.sum += data[k];
+    checksum.sumAbs += std::fabs(data[k]);
   }
-  return {sum, sumAbs};
+  checksum.bits = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(data), t.elements * sizeof(float)));
+  return checksum;
 }
 
 TrainingRunner::~TrainingRunner() {

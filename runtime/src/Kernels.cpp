@@ -18,19 +18,18 @@
 #include "hwagent_rt/hwagent_kernels.h"
 
 #include "Errors.h"
+#include "Parallel.h"
 
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -39,6 +38,8 @@ constexpr int kA = 0, kB = 1, kC = 2;
 constexpr int64_t kMaxLoops = 16;
 /// Elements a packed block may hold (16 Mi floats = 64 MiB).
 constexpr int64_t kPackBudget = int64_t{1} << 24;
+/// Elements of a packed block per thread working on it (2 MiB).
+constexpr int64_t kPackBlockPerThread = int64_t{1} << 19;
 
 [[noreturn]] void corrupt(const char *what) {
   // The spec is a constant the compiler wrote; a mismatch means a compiled
@@ -194,8 +195,6 @@ struct Scratch {
   ScratchBuffer left, right, out;
 };
 thread_local Scratch scratch;
-
-std::atomic<int32_t> kernelThreads{0};
 
 /// Keyed by the spec's contents, never its address: a later module's spec
 /// may land where a freed module's was (docs/cpu-backend.md).
@@ -375,14 +374,6 @@ Operand readOperand(const hwagent_unranked_memref_t *memref,
 
 } // namespace
 
-extern "C" int32_t hwagent_kernels_set_threads(int32_t threads) {
-  if (threads <= 0)
-    threads =
-        static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
-  kernelThreads.store(threads);
-  return threads;
-}
-
 extern "C" void _mlir_ciface_hwagent_contract_f32(
     const hwagent_memref_i64_1d_t *specRef, const hwagent_unranked_memref_t *a,
     const hwagent_unranked_memref_t *b, const hwagent_unranked_memref_t *c) {
@@ -431,8 +422,6 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
               const hwagent_unranked_memref_t *a,
               const hwagent_unranked_memref_t *b,
               const hwagent_unranked_memref_t *c, double &flops) {
-  if (kernelThreads.load(std::memory_order_relaxed) == 0)
-    hwagent_kernels_set_threads(0);
   if (!specRef || specRef->stride != 1 || specRef->size < 2)
     corrupt("no spec");
   const int64_t *spec = specRef->aligned + specRef->offset;
@@ -479,22 +468,24 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
 
   // Threads for this call: each should get a few MFLOP of work, or waking
   // it costs more than it saves (small GEMMs run on one).
-  {
-    thread_local int current = -1;
-    int allowed = std::max(1, kernelThreads.load(std::memory_order_relaxed));
-    int want = static_cast<int>(std::clamp<double>(
-        flops / (M * N * K > 0 ? 8.0e6 : 1.0), 1.0, allowed));
-    if (want != current) {
-      omp_set_num_threads(want);
-      current = want;
-    }
+  thread_local int current = -1;
+  int allowed = hwagent_rt::threadLimit();
+  int threads = static_cast<int>(
+      std::clamp<double>(flops / (M * N * K > 0 ? 8.0e6 : 1.0), 1.0, allowed));
+  if (threads != current) {
+    omp_set_num_threads(threads);
+    current = threads;
   }
 
   // Block K and M so that packed operands stay within the budget.
-  int64_t blockK = std::min(
-      std::max<int64_t>(kPackBudget / std::max<int64_t>(N, 1), 256), K);
-  int64_t blockM = std::min(
-      std::max<int64_t>(kPackBudget / std::max<int64_t>(blockK, 1), 64), M);
+  // Packed blocks of a few MiB per thread: the pack writes them and SGEMM
+  // reads them back from the cache, not from memory (on the bundled CNN a
+  // 64 MiB block took 922 ms per step at one thread, 2-4 MiB ones 650-690).
+  int64_t budget = std::min(kPackBlockPerThread * threads, kPackBudget);
+  int64_t blockK =
+      std::min(std::max<int64_t>(budget / std::max<int64_t>(N, 1), 256), K);
+  int64_t blockM =
+      std::min(std::max<int64_t>(budget / std::max<int64_t>(blockK, 1), 64), M);
 
   Scratch &s = scratch;
   if (!p.directC)

@@ -134,6 +134,12 @@ static cl::opt<int64_t> kernelMinFlops(
     cl::desc("Contractions of at least this many FLOPs run in the packed "
              "SGEMM kernel (-1 = none: every op as compiled loops)"),
     cl::init(mlir::hwagent::kDefaultKernelMinFlops), cl::cat(runCategory));
+static cl::opt<int64_t> parallelMinWork(
+    "parallel-min-work",
+    cl::desc("Parallel loops with at least this much work (body ops x "
+             "iterations) run on the runtime's threads (-1 = none: every "
+             "loop on the calling thread)"),
+    cl::init(mlir::hwagent::kDefaultParallelMinWork), cl::cat(runCategory));
 static cl::opt<bool> kernelStats(
     "kernel-stats",
     cl::desc("List every contraction kernel call site with its measured "
@@ -224,8 +230,9 @@ static cl::opt<int64_t>
             cl::init(0), cl::cat(runCategory));
 static cl::opt<int>
     cpuThreads("cpu-threads",
-               cl::desc("Threads the CPU contraction kernels may use (0 = "
-                        "all; elementwise code runs on one)"),
+               cl::desc("Threads the CPU kernels and parallel loops may use "
+                        "(0 = the runtime chooses: all, fewer under "
+                        "contention)"),
                cl::init(0), cl::cat(runCategory));
 static cl::opt<float> inputScale("input-scale",
                                  cl::desc("Scale of the generated inputs"),
@@ -288,6 +295,7 @@ struct Run {
   bool evaluate(int64_t epoch);
   bool train();
   void printSummary();
+  void printStepSplit();
   bool writePage();
 
   std::unique_ptr<hwagent::TrainingRunner> runner;
@@ -338,6 +346,7 @@ bool Run::start(OwningOpRef<ModuleOp> module) {
   options.powerCap = powerCap;
   options.partitionOptions = partitionOptions;
   options.kernelMinFlops = kernelMinFlops;
+  options.parallelMinWork = parallelMinWork;
   options.seed = seed;
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());
@@ -563,8 +572,10 @@ bool Run::train() {
     // Step 0 touches every buffer for the first time: kernel figures count
     // from step 1 when there is one.
     bool first = step == firstStep;
-    if (first && totalSteps - firstStep > 1)
+    if (first && totalSteps - firstStep > 1) {
       hwagent_kernels_reset_stats();
+      hwagent_parallel_reset_stats();
+    }
     if (!first || totalSteps - firstStep == 1)
       walls.push_back(stats.last_wall_seconds);
     runJoules += stats.last_step_joules;
@@ -718,6 +729,7 @@ void Run::printSummary() {
             k.seconds > 0 ? k.flops / k.seconds / 1e9 : 0.0);
       }
   }
+  printStepSplit();
   if ((adaptive || simulateCpu) &&
       hwagent_session_regret(session, &regret) == HWAGENT_OK) {
     uint32_t n = hwagent_session_switch_steps(session, nullptr, 0);
@@ -754,10 +766,40 @@ void Run::printSummary() {
   }
   if (printParams)
     for (unsigned p = 0; p < runner->getNumParams(); ++p) {
-      auto [sum, sumAbs] = runner->paramChecksum(p);
-      llvm::outs() << llvm::formatv("param {0}: sum {1:e6} sum|.| {2:e6}\n", p,
-                                    sum, sumAbs);
+      auto checksum = runner->paramChecksum(p);
+      llvm::outs() << llvm::formatv(
+          "param {0}: sum {1:e6} sum|.| {2:e6} bits {3:x16}\n", p, checksum.sum,
+          checksum.sumAbs, checksum.bits);
     }
+}
+
+/// Where the measured steps' wall time went: the contraction kernels, the
+/// loops on the runtime's threads, and the rest (loops left inline, copies,
+/// the runtime's own work).
+void Run::printStepSplit() {
+  double wall = 0;
+  for (double w : walls)
+    wall += w;
+  hwagent_parallel_stats_t loops;
+  hwagent_parallel_stats(&loops);
+  if (wall <= 0 || loops.calls + hwagent_kernels_stats(nullptr, 0) == 0)
+    return;
+  int64_t count = hwagent_kernels_stats(nullptr, 0);
+  std::vector<hwagent_kernel_stat_t> kernels(count);
+  hwagent_kernels_stats(kernels.data(), count);
+  double kernelSeconds = 0;
+  for (const hwagent_kernel_stat_t &k : kernels)
+    kernelSeconds += k.seconds;
+  auto share = [&](double seconds) { return 100.0 * seconds / wall; };
+  llvm::outs() << llvm::formatv(
+      "hwagent-run: step wall time (measured, cpu, {0} steps): contraction "
+      "kernels {1:f1}%, parallel loops {2:f1}% ({3:f1} calls per step, {4} "
+      "on more than one thread, {5:f2} threads on average), the rest "
+      "{6:f1}%\n",
+      walls.size(), share(kernelSeconds), share(loops.seconds),
+      double(loops.calls) / walls.size(), loops.threaded_calls,
+      loops.calls ? double(loops.threads) / loops.calls : 0.0,
+      std::max(0.0, 100.0 - share(kernelSeconds) - share(loops.seconds)));
 }
 
 bool Run::writePage() {

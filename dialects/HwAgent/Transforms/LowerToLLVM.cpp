@@ -4,8 +4,9 @@
 // dialect: elementwise and TOSA to linalg, one-shot bufferization with
 // function boundaries (loop-carried buffers allowed: the LSTM), ownership-
 // based deallocation, large contractions as calls of the runtime's packed
-// SGEMM kernel (hwagent-linalg-to-kernels), the rest as loops, then the LLVM
-// dialect (docs/building.md, docs/cpu-backend.md).
+// SGEMM kernel (hwagent-linalg-to-kernels), the rest as loops (the large
+// parallel ones run on the runtime's threads: hwagent-outline-parallel-loops),
+// then the LLVM dialect (docs/building.md, docs/cpu-backend.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,21 +22,28 @@
 
 using namespace mlir;
 
-std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops) {
+std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
+                                               int64_t parallelMinWork) {
   std::string kernels = kernelMinFlops < 0
                             ? std::string()
                             : "hwagent-linalg-to-kernels{min-flops=" +
                                   std::to_string(kernelMinFlops) + "}, ";
-  return kernels +
-         "hwagent-expand-strided-copies, "
-         "func.func(convert-linalg-to-loops, hwagent-split-long-blocks), "
+  std::string loops =
+      parallelMinWork < 0
+          ? "func.func(hwagent-order-loops, convert-linalg-to-loops, "
+            "hwagent-split-long-blocks), "
+          : "func.func(hwagent-order-loops, convert-linalg-to-parallel-loops, "
+            "hwagent-split-long-blocks), "
+            "hwagent-outline-parallel-loops{min-work=" +
+                std::to_string(parallelMinWork) + "}, ";
+  return kernels + "hwagent-expand-strided-copies, " + loops +
          "expand-strided-metadata, "
          "lower-affine, convert-scf-to-cf, convert-vector-to-llvm, "
          "finalize-memref-to-llvm{use-generic-functions}, "
          "convert-math-to-llvm, "
          "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
          "convert-index-to-llvm, reconcile-unrealized-casts, "
-         "hwagent-emit-invokers";
+         "hwagent-emit-invokers, hwagent-define-parallel-dispatch";
 }
 
 void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
@@ -48,7 +56,8 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
       "allow-return-allocs-from-loops}, "
       "buffer-deallocation-pipeline, "
       "convert-bufferization-to-memref, " +
-      getBufferLoweringPipeline(options.kernelMinFlops);
+      getBufferLoweringPipeline(options.kernelMinFlops,
+                                options.parallelMinWork);
   // The pipeline is a constant of this file: failing to parse it is a bug.
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("hwagent-lower-to-llvm: bad built-in pipeline");
@@ -56,6 +65,10 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
 
 void hwagent::registerLowerToLLVMPipeline() {
   registerConvertLinalgToLoopsPass();
+  registerConvertLinalgToParallelLoopsPass();
+  registerOutlineParallelLoops();
+  registerOrderLoops();
+  registerDefineParallelDispatch();
   registerLowerAffinePass();
   registerSCFToControlFlowPass();
   registerConvertVectorToLLVMPass();

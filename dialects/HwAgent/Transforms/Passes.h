@@ -49,6 +49,8 @@ inline auto objectiveValues() {
 /// The default of hwagent-linalg-to-kernels' min-flops (and of
 /// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).
 constexpr int64_t kDefaultKernelMinFlops = 65536;
+/// hwagent-outline-parallel-loops' default `min-work` (body ops x iterations).
+constexpr int64_t kDefaultParallelMinWork = 131072;
 
 /// On the packed entry points hwagent-lower-to-runtime declares
 /// (`__hwagent_invoke_<fn>`): the function they call and its argument count;
@@ -146,6 +148,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Contractions of at least this many FLOPs call the "
                      "packed-SGEMM kernel; -1 = none (every op as loops)"),
       llvm::cl::init(kDefaultKernelMinFlops)};
+  PassOptions::Option<int64_t> parallelMinWork{
+      *this, "parallel-min-work",
+      llvm::cl::desc("Top-level parallel loops with at least this much work "
+                     "(body ops x iterations) run on the runtime's threads; "
+                     "-1 = none (every loop inline, on the calling thread)"),
+      llvm::cl::init(kDefaultParallelMinWork)};
 };
 
 /// Adds the passes from lowered (hwagent-free) tensor code to the LLVM
@@ -157,7 +165,8 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 /// The part of it from bufferized code (memrefs) to LLVM; also what
 /// hwagent-calibrate measures.
 std::string
-getBufferLoweringPipeline(int64_t kernelMinFlops = kDefaultKernelMinFlops);
+getBufferLoweringPipeline(int64_t kernelMinFlops = kDefaultKernelMinFlops,
+                          int64_t parallelMinWork = kDefaultParallelMinWork);
 
 /// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
 /// passes it uses.

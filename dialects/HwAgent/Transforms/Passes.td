@@ -324,4 +324,64 @@ def SplitLongBlocks : Pass<"hwagent-split-long-blocks", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
 }
 
+def OrderLoops : Pass<"hwagent-order-loops", "::mlir::func::FuncOp"> {
+  let summary = "Order each linalg op's loops for unit-stride inner loops";
+  let description = [{
+    convert-linalg-to-(parallel-)loops nests the loops in the order of the
+    op's iteration domain, which for a depthwise convolution in NCHW
+    (n, oh, ow, c, kh, kw) puts the channel, 1024 floats apart, innermost:
+    no vector loads and a cache line per element. On bufferized ops this
+    pass picks as innermost the loop that moves the most operands along
+    their unit-stride dimension (weighted by its trip count up to a vector's
+    worth), puts the other parallel loops outermost in the output's memory
+    order and the reductions between them in their original order (so each
+    element's accumulation order, and the results, do not change unless the
+    innermost loop is a reduction), generalizing named ops where the order
+    changes.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def OutlineParallelLoops : Pass<"hwagent-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Run the large top-level scf.parallel loops on the runtime's threads";
+  let description = [{
+    After convert-linalg-to-parallel-loops, every top-level `scf.parallel`
+    of a function (elementwise ops, depthwise convolutions, pads, the
+    parallel dimensions of reductions, copies, the simulated ANE's f16
+    rounding fused into them) whose estimated work reaches `min-work` is
+    outlined: its body becomes `__hwagent_par_body_N(begin, end,
+    captures...)`, which runs iterations [begin, end) of the outermost
+    dimension (leading dimensions with few iterations are collapsed into
+    it first), and the loop becomes a call of
+    `__hwagent_par_dispatch_N(iterations, work_per_iteration, captures...)`.
+    hwagent-define-parallel-dispatch defines the dispatcher once the LLVM
+    lowering has flattened the captures. The runtime's
+    `hwagent_parallel_for` chooses the threads per call from the work and
+    the session's thread limit (docs/cpu-backend.md). Every iteration is
+    computed by one thread in the same order, so results do not depend on
+    the thread count. Work is counted in body ops times iterations.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t",
+           "::mlir::hwagent::kDefaultParallelMinWork",
+           "Loops with less estimated work (body ops x iterations) stay inline">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def DefineParallelDispatch : Pass<"hwagent-define-parallel-dispatch", "::mlir::ModuleOp"> {
+  let summary = "Define the dispatchers hwagent-outline-parallel-loops declared";
+  let description = [{
+    On the LLVM dialect: each `__hwagent_par_dispatch_N` declaration gets a
+    body that stores its captured operands (memref descriptors flattened to
+    scalars by func-to-llvm) in a stack struct and calls
+    `hwagent_parallel_for(trampoline, &struct, iterations, work)`; the
+    trampoline `__hwagent_par_tramp_N(ctx, begin, end)` loads them back and
+    calls `__hwagent_par_body_N`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD

@@ -56,6 +56,8 @@ struct RunnerOptions {
   std::string partitionReport;
   /// hwagent-lower-to-llvm's kernel-min-flops (-1: no kernel calls).
   int64_t kernelMinFlops = kDefaultKernelMinFlops;
+  /// hwagent-lower-to-llvm's parallel-min-work (-1: every loop inline).
+  int64_t parallelMinWork = kDefaultParallelMinWork;
   uint64_t seed = 1;
   float inputScale = 1.0f;
   /// Argument index updated by each result after the loss (empty: from
@@ -128,8 +130,13 @@ public:
   /// Bytes of the step's largest set of simultaneously live tensors, as
   /// estimated before running it.
   int64_t getPeakBytes() const { return peakBytes; }
-  /// Sum and sum of magnitudes of parameter `p`'s current values.
-  std::pair<double, double> paramChecksum(unsigned p) const;
+  /// Parameter `p`'s current values summarized: their sum, the sum of their
+  /// magnitudes, and a hash of their bytes (equal only when every bit is).
+  struct ParamChecksum {
+    double sum = 0, sumAbs = 0;
+    uint64_t bits = 0;
+  };
+  ParamChecksum paramChecksum(unsigned p) const;
 
 private:
   TrainingRunner();

@@ -52,9 +52,35 @@ HWAGENT_RT_API void _mlir_ciface_hwagent_contract_f32(
     const hwagent_memref_i64_1d_t *spec, const hwagent_unranked_memref_t *a,
     const hwagent_unranked_memref_t *b, const hwagent_unranked_memref_t *c);
 
-/** Threads the kernels may use (0 = every online CPU); the session sets it
- *  from hwagent_options_t::cpu_threads. Returns the count now in force. */
+/** Threads the kernels and parallel loops may use (0 = every online CPU);
+ *  the session sets it from hwagent_options_t::cpu_threads and lowers it
+ *  under contention. Returns the count now in force. */
 HWAGENT_RT_API int32_t hwagent_kernels_set_threads(int32_t threads);
+
+/** Runs body(context, begin, end) over slices of [0, iterations) covering
+ *  it once, on up to the thread limit's threads: as many as the work
+ *  (iterations x work_per_iteration, in loop-body ops) gives each thread at
+ *  least a grain of. Slices are contiguous chunks, a few per thread, taken
+ *  by whichever thread is free; each iteration runs whole on one thread, so
+ *  results do not depend on the thread count. hwagent-outline-parallel-loops
+ *  emits the calls (each large parallel loop of a compiled step). */
+HWAGENT_RT_API void hwagent_parallel_for(void (*body)(void *, int64_t, int64_t),
+                                         void *context, int64_t iterations,
+                                         int64_t work_per_iteration);
+
+/** What hwagent_parallel_for measured since the last reset. */
+typedef struct {
+  int64_t calls;
+  /** Calls that ran on more than one thread. */
+  int64_t threaded_calls;
+  /** Threads summed over calls (threads / calls: the average team). */
+  int64_t threads;
+  /** Wall time inside the calls, measured on this machine. */
+  double seconds;
+} hwagent_parallel_stats_t;
+
+HWAGENT_RT_API void hwagent_parallel_stats(hwagent_parallel_stats_t *stats);
+HWAGENT_RT_API void hwagent_parallel_reset_stats(void);
 
 /** What the contraction kernel measured for one compiled contraction (one
  *  spec) since the last reset: measured wall time on this machine. */

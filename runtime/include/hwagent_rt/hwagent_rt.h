@@ -365,8 +365,10 @@ typedef struct hwagent_options {
   /** Called before each re-partition; may veto it. */
   hwagent_repartition_callback_t on_repartition;
   void *on_repartition_user;
-  /** Threads the CPU kernels (contractions through oneDNN) may use
-   *  (0 = all online CPUs); the elementwise code runs on one. */
+  /** Threads the CPU code may use: the contraction kernels (oneDNN) and
+   *  the compiled parallel loops (elementwise ops, depthwise convolutions,
+   *  reductions, copies). 0 = the runtime chooses: every online CPU, fewer
+   *  while other processes keep cores busy (docs/cpu-backend.md). */
   int32_t cpu_threads;
   /** The hwagent_objective_t the adaptive runtime minimizes (-1, the
    *  default: the one the model was compiled for). */
