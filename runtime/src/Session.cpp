@@ -384,8 +384,7 @@ absl::Status Session::endStep(double loss) {
       status = log.flush();
     }
   }
-  if (options.cpu_threads == 0)
-    adaptThreads(stats.steps - 1);
+  adaptThreads(stats.steps - 1);
   accountStep(stats.steps - 1, stepOverheadNanos.exchange(0) * 1e-9);
   // The next step runs under the events due then; the adaptive loop sees
   // them as telemetry.
@@ -401,9 +400,12 @@ void Session::adaptThreads(int64_t step) {
     return;
   int online =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // cpu_threads is the most the session uses (0: every online CPU); under
+  // contention it uses no more than the cores the others leave free.
+  int configured = options.cpu_threads > 0 ? options.cpu_threads : online;
   if (kernelThreads == 0)
-    kernelThreads = online;
-  int want = threadsUnderContention(online, others);
+    kernelThreads = configured;
+  int want = threadsUnderContention(configured, online, others);
   // Fewer at once (one busy core stalls every parallel region); more only
   // when two samples in a row agree (the other process may pause briefly).
   if (want > kernelThreads && ++raiseVotes < 2)

@@ -115,11 +115,14 @@ double othersBusyCores(double machineSeconds, double ownSeconds,
   return std::max(0.0, (machineSeconds - ownSeconds) / wallSeconds);
 }
 
-int threadsUnderContention(int configured, double othersBusy) {
+int threadsUnderContention(int configured, int online, double othersBusy) {
+  configured = std::max(configured, 1);
   if (!(othersBusy > 0))
-    return std::max(configured, 1);
+    return configured;
   int taken = static_cast<int>(std::ceil(othersBusy - 0.25));
-  return std::clamp(configured - taken, 1, std::max(configured, 1));
+  if (taken <= 0)
+    return configured;
+  return std::clamp(online - taken, 1, configured);
 }
 
 /// The machine's busy and total ticks so far (the "cpu" line of

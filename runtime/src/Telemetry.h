@@ -70,10 +70,16 @@ double othersBusyCores(double machineSeconds, double ownSeconds,
                        double wallSeconds);
 
 /// The kernel threads to use when other processes keep `othersBusy` cores
-/// busy, out of `configured`: one fewer per core they take (a core counts
-/// from 0.25 busy: a thread that must share a core with a busy process
-/// makes every thread of a parallel region wait for it), at least one.
-int threadsUnderContention(int configured, double othersBusy);
+/// busy, out of `configured` on a machine of `online` CPUs: at most the
+/// cores the others leave free (a core counts as taken from 0.25 busy: a
+/// thread that must share a core with a busy process makes every thread of
+/// a parallel region wait for it), at most `configured`, at least one. With
+/// no core taken, `configured` as it is (even above `online`).
+int threadsUnderContention(int configured, int online, double othersBusy);
+/// The same with every online CPU configured.
+inline int threadsUnderContention(int online, double othersBusy) {
+  return threadsUnderContention(online, online, othersBusy);
+}
 
 struct ThermalReading {
   int zones = 0;

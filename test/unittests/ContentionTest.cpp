@@ -26,6 +26,19 @@ TEST(Contention, OneThreadFewerPerCoreOthersTake) {
   EXPECT_EQ(threadsUnderContention(0, 0.0), 1);
 }
 
+TEST(Contention, AConfiguredCountIsACap) {
+  // Two threads asked for on 16 CPUs, one core busy: 15 free, keep 2.
+  EXPECT_EQ(threadsUnderContention(2, 16, 1.0), 2);
+  // On 2 CPUs: one is free.
+  EXPECT_EQ(threadsUnderContention(2, 2, 1.0), 1);
+  // More threads than CPUs, asked for on purpose, kept while quiet.
+  EXPECT_EQ(threadsUnderContention(4, 2, 0.0), 4);
+  EXPECT_EQ(threadsUnderContention(4, 2, 0.2), 4);
+  EXPECT_EQ(threadsUnderContention(4, 2, 1.0), 1);
+  EXPECT_EQ(threadsUnderContention(6, 8, 3.3), 4);
+  EXPECT_EQ(threadsUnderContention(1, 8, 7.9), 1);
+}
+
 TEST(Contention, OwnWorkIsNotOthers) {
   // Two cores busy over a second, one of them this process: one other.
   EXPECT_DOUBLE_EQ(othersBusyCores(2.0, 1.0, 1.0), 1.0);

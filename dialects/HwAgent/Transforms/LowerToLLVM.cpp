@@ -50,7 +50,8 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
   std::string pipeline =
       "func.func(convert-elementwise-to-linalg, tosa-to-linalg-named, "
-      "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, hwagent-fresh-outputs), "
+      "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, hwagent-fuse-elementwise, "
+      "hwagent-fresh-outputs), "
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map "
       "allow-return-allocs-from-loops}, "
@@ -68,6 +69,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerConvertLinalgToParallelLoopsPass();
   registerOutlineParallelLoops();
   registerOrderLoops();
+  registerFuseElementwise();
   registerDefineParallelDispatch();
   registerLowerAffinePass();
   registerSCFToControlFlowPass();

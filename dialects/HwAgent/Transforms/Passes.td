@@ -324,6 +324,18 @@ def SplitLongBlocks : Pass<"hwagent-split-long-blocks", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
 }
 
+def FuseElementwise : Pass<"hwagent-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg ops on tensors";
+  let description = [{
+    linalg's producer-consumer fusion of elementwise generics
+    (populateElementwiseOpsFusionPatterns), limited to an elementwise
+    consumer (fusing into a contraction would hide it from
+    hwagent-linalg-to-kernels) and a producer value with no other use (no
+    recomputation). Each chain then touches its bytes once.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def OrderLoops : Pass<"hwagent-order-loops", "::mlir::func::FuncOp"> {
   let summary = "Order each linalg op's loops for unit-stride inner loops";
   let description = [{
