@@ -50,7 +50,8 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
   std::string pipeline =
       "func.func(convert-elementwise-to-linalg, tosa-to-linalg-named, "
-      "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, hwagent-fuse-elementwise, "
+      "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, "
+      "hwagent-fuse-elementwise, "
       "hwagent-fresh-outputs), "
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map "
