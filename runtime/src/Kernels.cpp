@@ -143,7 +143,8 @@ struct Runs {
 void pack(float *dst, const float *base, const int64_t *rowOff, int64_t rows,
           const int64_t *colOff, int64_t cols, const Runs &runs) {
   const int64_t count = static_cast<int64_t>(runs.start.size());
-#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16) &&       \
+                                              !omp_in_parallel())
   for (int64_t r = 0; r < rows; ++r) {
     const float *src = base + rowOff[r];
     float *out = dst + r * cols;
@@ -481,7 +482,13 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
   // Packed blocks of a few MiB per thread: the pack writes them and SGEMM
   // reads them back from the cache, not from memory (on the bundled CNN a
   // 64 MiB block took 922 ms per step at one thread, 2-4 MiB ones 650-690).
-  int64_t budget = std::min(kPackBlockPerThread * threads, kPackBudget);
+  // With at least a batch point per thread (and C written in place, each
+  // point to its own elements) the threads split the batch; otherwise they
+  // share each block.
+  bool batchParallel = threads > 1 && p.batch.size >= threads && p.directC &&
+                       ops[kC].permutation;
+  int64_t team = batchParallel ? 1 : threads;
+  int64_t budget = std::min(kPackBlockPerThread * team, kPackBudget);
   int64_t blockK =
       std::min(std::max<int64_t>(budget / std::max<int64_t>(N, 1), 256), K);
   int64_t blockM =
@@ -490,18 +497,19 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
   Scratch &s = scratch;
   if (!p.directC)
     s.out.resize(static_cast<size_t>(M * N));
-  for (int64_t bt = 0; bt < p.batch.size; ++bt) {
+  // One batch point (an image of a convolution): C[bt] += L[bt] R[bt].
+  auto runBatch = [&](int64_t bt, Scratch &ws) {
     const float *baseL = L.base + p.batch.offset[p.left][bt];
     const float *baseR = R.base + p.batch.offset[p.right][bt];
     float *baseC = ops[kC].base + p.batch.offset[kC][bt];
     for (int64_t k0 = 0; k0 < K; k0 += blockK) {
       int64_t kb = std::min(blockK, K - k0);
       Matrix matR =
-          asMatrix(R, p.right, baseR, p.k, k0, kb, p.n, 0, N, s.right);
+          asMatrix(R, p.right, baseR, p.k, k0, kb, p.n, 0, N, ws.right);
       for (int64_t m0 = 0; m0 < M; m0 += blockM) {
         int64_t mb = std::min(blockM, M - m0);
         Matrix matL =
-            asMatrix(L, p.left, baseL, p.m, m0, mb, p.k, k0, kb, s.left);
+            asMatrix(L, p.left, baseL, p.m, m0, mb, p.k, k0, kb, ws.left);
         float *matC;
         int64_t ldc;
         float beta = 1.0f;
@@ -509,7 +517,7 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
           matC = baseC + (M > 1 ? m0 * p.ldc : 0);
           ldc = p.ldc;
         } else {
-          matC = s.out.data() + m0 * N;
+          matC = ws.out.data() + m0 * N;
           ldc = N;
           beta = k0 == 0 ? 0.0f : 1.0f;
         }
@@ -521,7 +529,7 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
     }
     if (!p.directC) {
       // Scatter-add: C's own layout is not a row-major M x N matrix.
-      const float *tmp = s.out.data();
+      const float *tmp = ws.out.data();
       const int64_t *colOff = p.n.offset[kC].data();
       const int64_t *rowOff = p.m.offset[kC].data();
       // Rows may share C elements when C's map is not a permutation of
@@ -535,6 +543,19 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
           row[colOff[col]] += src[col];
       }
     }
+  };
+  if (batchParallel) {
+    // Whole batch points per thread (a framework's convolution per image):
+    // each packs its own operands and multiplies them on its own (SGEMM runs
+    // sequentially inside the region), so a packed block is written and read
+    // by one core, with one fork per call instead of a pack and an SGEMM
+    // fork per block. Distinct points write disjoint elements of C.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t bt = 0; bt < p.batch.size; ++bt)
+      runBatch(bt, scratch);
+  } else {
+    for (int64_t bt = 0; bt < p.batch.size; ++bt)
+      runBatch(bt, s);
   }
 }
 } // namespace
