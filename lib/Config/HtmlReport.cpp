@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -69,25 +70,21 @@ std::string escapeDot(llvm::StringRef text) {
   return out;
 }
 
-std::string formatSeconds(double s) {
-  if (!std::isfinite(s))
+/// `v` in `unit` (with `digits` decimals), milli-`unit` or micro-`unit`,
+/// whichever reads best; "-" when not finite.
+std::string formatScaled(double v, const char *unit, int digits) {
+  if (!std::isfinite(v))
     return "-";
-  if (s >= 1)
-    return llvm::formatv("{0:f2} s", s);
-  if (s >= 1e-3)
-    return llvm::formatv("{0:f3} ms", s * 1e3);
-  return llvm::formatv("{0:f1} us", s * 1e6);
+  if (v >= 1)
+    return llvm::formatv("{0} {1}", llvm::format("%.*f", digits, v), unit);
+  if (v >= 1e-3)
+    return llvm::formatv("{0:f3} m{1}", v * 1e3, unit);
+  return llvm::formatv("{0:f1} u{1}", v * 1e6, unit);
 }
 
-std::string formatJoules(double j) {
-  if (!std::isfinite(j))
-    return "-";
-  if (j >= 1)
-    return llvm::formatv("{0:f3} J", j);
-  if (j >= 1e-3)
-    return llvm::formatv("{0:f3} mJ", j * 1e3);
-  return llvm::formatv("{0:f1} uJ", j * 1e6);
-}
+std::string formatSeconds(double s) { return formatScaled(s, "s", 2); }
+
+std::string formatJoules(double j) { return formatScaled(j, "J", 3); }
 
 std::string formatBytes(double b) {
   if (b >= 1 << 20)

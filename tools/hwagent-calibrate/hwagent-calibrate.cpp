@@ -214,6 +214,14 @@ struct Fit {
 };
 } // namespace
 
+/// A function `@kernel(params)` with `body` (MLIR lines) and the C
+/// interface the timing harness calls.
+static std::string kernelSource(llvm::StringRef params, llvm::StringRef body) {
+  return ("func.func @kernel(" + params +
+          ") attributes {llvm.emit_c_interface} {\n" + body + "  return\n}\n")
+      .str();
+}
+
 /// The FMA peak of one core as the JIT targets it: 12 independent chains of
 /// 16-lane fused multiply-adds (enough in flight for two FMA pipes of
 /// latency 4 at any vector width up to 512 bits). 0 when it fails.
@@ -233,23 +241,24 @@ static double measureFmaPeak(MLIRContext &context, double minTime) {
                           i + 1, i)
                 .str();
   }
-  std::string source = llvm::formatv(
-      "func.func @kernel(%out: memref<16xf32>) attributes "
-      "{{llvm.emit_c_interface} {{\n"
-      "  %c0 = arith.constant 0 : index\n"
-      "  %c1 = arith.constant 1 : index\n"
-      "  %n = arith.constant {0} : index\n"
-      "  %x = arith.constant dense<1.0000001> : vector<16xf32>\n"
-      "  %y = arith.constant dense<0.5> : vector<16xf32>\n"
-      "  %z = arith.constant dense<0.0> : vector<16xf32>\n"
-      "  %r:12 = scf.for %i = %c0 to %n step %c1 iter_args({1}) -> ({2}) {{\n"
-      "{3}    scf.yield {4} : {2}\n"
-      "  }\n"
-      "  %s0 = arith.constant dense<0.0> : vector<16xf32>\n"
-      "{5}"
-      "  vector.store %s12, %out[%c0] : memref<16xf32>, vector<16xf32>\n"
-      "  return\n}\n",
-      iterations, inits, types, chains, yields, sums);
+  std::string source = kernelSource(
+      "%out: memref<16xf32>",
+      llvm::formatv(
+          "  %c0 = arith.constant 0 : index\n"
+          "  %c1 = arith.constant 1 : index\n"
+          "  %n = arith.constant {0} : index\n"
+          "  %x = arith.constant dense<1.0000001> : vector<16xf32>\n"
+          "  %y = arith.constant dense<0.5> : vector<16xf32>\n"
+          "  %z = arith.constant dense<0.0> : vector<16xf32>\n"
+          "  %r:12 = scf.for %i = %c0 to %n step %c1 iter_args({1}) -> ({2}) "
+          "{{\n"
+          "{3}    scf.yield {4} : {2}\n"
+          "  }\n"
+          "  %s0 = arith.constant dense<0.0> : vector<16xf32>\n"
+          "{5}"
+          "  vector.store %s12, %out[%c0] : memref<16xf32>, vector<16xf32>\n",
+          iterations, inits, types, chains, yields, sums)
+          .str());
   std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
   if (!kernel)
     return 0;
@@ -267,12 +276,11 @@ static bool measureMatmuls(MLIRContext &context, double minTime,
             : std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024};
   for (int64_t n : sizes) {
     std::string t = llvm::formatv("memref<{0}x{0}xf32>", n).str();
-    std::string source =
-        llvm::formatv("func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
-                      "{{llvm.emit_c_interface} {{\n"
-                      "  linalg.matmul ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
-                      "  return\n}\n",
-                      t);
+    std::string source = kernelSource(
+        llvm::formatv("%a: {0}, %b: {0}, %c: {0}", t).str(),
+        llvm::formatv("  linalg.matmul ins(%a, %b : {0}, {0}) outs(%c : {0})\n",
+                      t)
+            .str());
     std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
     if (!kernel)
       return false;
@@ -301,12 +309,12 @@ static bool measureConvs(MLIRContext &context, double minTime,
     std::string in = llvm::formatv("memref<1x{0}x{1}x{1}xf32>", s.c, s.h).str();
     std::string w = llvm::formatv("memref<{0}x{1}x3x3xf32>", s.f, s.c).str();
     std::string out = llvm::formatv("memref<1x{0}x{1}x{1}xf32>", s.f, oh).str();
-    std::string source = llvm::formatv(
-        "func.func @kernel(%x: {0}, %w: {1}, %y: {2}) attributes "
-        "{{llvm.emit_c_interface} {{\n"
-        "  linalg.conv_2d_nchw_fchw ins(%x, %w : {0}, {1}) outs(%y : {2})\n"
-        "  return\n}\n",
-        in, w, out);
+    std::string source = kernelSource(
+        llvm::formatv("%x: {0}, %w: {1}, %y: {2}", in, w, out).str(),
+        llvm::formatv("  linalg.conv_2d_nchw_fchw ins(%x, %w : {0}, {1}) "
+                      "outs(%y : {2})\n",
+                      in, w, out)
+            .str());
     std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
     if (!kernel)
       return false;
@@ -328,12 +336,10 @@ static bool measureConvs(MLIRContext &context, double minTime,
 static double measureBandwidth(MLIRContext &context, double minTime) {
   int64_t elements = quick ? (1 << 20) : (8 << 20);
   std::string t = llvm::formatv("memref<{0}xf32>", elements).str();
-  std::string source =
-      llvm::formatv("func.func @kernel(%a: {0}, %b: {0}, %c: {0}) attributes "
-                    "{{llvm.emit_c_interface} {{\n"
-                    "  linalg.add ins(%a, %b : {0}, {0}) outs(%c : {0})\n"
-                    "  return\n}\n",
-                    t);
+  std::string source = kernelSource(
+      llvm::formatv("%a: {0}, %b: {0}, %c: {0}", t).str(),
+      llvm::formatv("  linalg.add ins(%a, %b : {0}, {0}) outs(%c : {0})\n", t)
+          .str());
   std::unique_ptr<Kernel> kernel = Kernel::compile(context, source);
   if (!kernel)
     return 0;
@@ -347,9 +353,8 @@ static double measureBandwidth(MLIRContext &context, double minTime) {
 /// Seconds of an empty kernel through the same call path; negative when it
 /// fails.
 static double measureCallOverhead(MLIRContext &context) {
-  std::unique_ptr<Kernel> kernel = Kernel::compile(
-      context, "func.func @kernel() attributes {llvm.emit_c_interface} {\n"
-               "  return\n}\n");
+  std::unique_ptr<Kernel> kernel =
+      Kernel::compile(context, kernelSource("", ""));
   if (!kernel)
     return -1;
   const int calls = 1000000;
