@@ -1,0 +1,111 @@
+"""The model zoo against PyTorch eager: five optimizer steps from the same
+init on the same batches, per-step losses within 1e-5 relative; BatchNorm's
+running statistics as PyTorch leaves them; the trained parameters loaded
+back into the nn.Module evaluate as hwagent's eval step does; the
+simulated fp16 ANE path trains to a loss beside the fp32 one."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import unittest
+
+import torch
+
+from harness import RUN, ZOO, WorkDir
+from hwagent_import import load_checkpoint, parity
+from hwagent_import.cli import load_user_file
+
+STEPS = 5
+LOSS_RTOL = 1e-5
+
+
+def _val_accuracy(user, state_path, batches):
+    """PyTorch's accuracy of the module holding `state_path`'s parameters."""
+    model, _, _, _ = parity.user_parts(user)
+    load_checkpoint(model, state_path)
+    model.eval()
+    hits = total = 0.0
+    with torch.no_grad():
+        for xs, y in batches:
+            out = model(*xs)
+            if out.dim() == 3:  # per-token logits: the mean over positions per sample
+                hits += float((out.argmax(-1) == y).float().mean(1).sum())
+            else:
+                hits += float((out.argmax(1) == y).sum())
+            total += y.shape[0]
+    return hits / total
+
+
+class Zoo(WorkDir):
+    def run_model(self, name, backends=("cpu", "ane"), steps=STEPS, check_params=True):
+        path = os.path.join(ZOO, f"{name}.py")
+        user = load_user_file(path)
+        r = parity.check_user(user, steps, RUN, self.work, backends, name, ZOO)
+        cpu = r["cpu"]
+        for i, (a, b) in enumerate(zip(cpu["losses"], r["torch_losses"])):
+            self.assertLessEqual(abs(a - b), LOSS_RTOL * abs(b),
+                                 f"{name} step {i}: hwagent {a!r} vs PyTorch {b!r}")
+        self.assertEqual(len(cpu["losses"]), steps)
+        # Buffers (BatchNorm running statistics, counters) as PyTorch has them.
+        for k, v in r["torch_state"].items():
+            if "running" in k or "num_batches" in k:
+                got = cpu["state"][k]
+                if v.is_floating_point():
+                    self.assertLessEqual(float((got - v).abs().max()),
+                                         1e-5 + 1e-4 * float(v.abs().max()), k)
+                else:
+                    self.assertTrue(torch.equal(got.reshape(v.shape), v), k)
+        # The trained parameters back in PyTorch evaluate as hwagent's eval step.
+        val = parity.make_batches(user, 2, seed=5000)
+        val_npz = os.path.join(self.work, "val.npz")
+        parity.write_npz(val_npz, r["manifest"]["data"], val)
+        trained = os.path.join(self.work, "trained-cpu.safetensors")
+        log = os.path.join(self.work, "eval.jsonl")
+        cmd = [RUN, os.path.join(r["out_dir"], "train_step.mlir"), "--data", r["npz"],
+               "--shuffle=false", "--init", trained, "--steps", "0", "--val-data", val_npz,
+               "--log", log, "--backend", "cpu"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        evals = [json.loads(line) for line in open(log) if '"eval"' in line]
+        self.assertTrue(evals, p.stdout)
+        if evals[-1].get("val_accuracy") is not None and \
+                not math.isnan(evals[-1]["val_accuracy"]):
+            ours = evals[-1]["val_accuracy"]
+            theirs = _val_accuracy(user, trained, val)
+            self.assertAlmostEqual(ours, theirs, places=5, msg=f"{name}: eval accuracy")
+        report = {"model": name, "max_rel_loss": cpu["max_rel_loss"],
+                  "torch_final": r["torch_losses"][-1], "cpu_final": cpu["losses"][-1]}
+        if "ane" in r:
+            ane = r["ane"]
+            self.assertTrue(all(math.isfinite(v) for v in ane["losses"]), ane["losses"])
+            # fp16 storage moves the loss in the third or fourth digit.
+            self.assertLess(abs(ane["losses"][-1] - cpu["losses"][-1]),
+                            0.05 * abs(cpu["losses"][-1]) + 0.05)
+            report["ane_final"] = ane["losses"][-1]
+        print(json.dumps(report))
+        return r
+
+    def test_mlp(self):
+        self.run_model("mlp")
+
+    def test_lenet(self):
+        self.run_model("lenet")
+
+    def test_bn_cnn(self):
+        self.run_model("bn_cnn")
+
+    def test_mbv2_block(self):
+        self.run_model("mbv2_block")
+
+    def test_gpt(self):
+        self.run_model("gpt")
+
+    def test_lstm(self):
+        self.run_model("lstm")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,499 @@
+"""Elementwise ATen ops: one linalg.generic each, broadcasting by indexing maps.
+
+A broadcast operand's unit dimensions are collapsed away (a free reshape),
+so every indexing map is a projected permutation: the form the fusion,
+vectorization and the ANE legality rules expect. Arithmetic happens in the
+op's result dtype with PyTorch's roundings: `add(a, b, alpha)` is one fused
+multiply-add as in ATen's vectorized kernel, a Python scalar is rounded to
+the tensor's dtype, comparisons of floats are ordered.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+
+from ..mlir import Body, OutputSpec, Value, is_float
+from . import Context, aten, lowers, result_dtype
+
+
+
+def broadcast_operand(ctx: Context, x: Value, out_shape: Sequence[int]) -> tuple[Value, list[str]]:
+    """`x` reshaped to drop its broadcast unit dims, and its indexing exprs."""
+    k = len(out_shape) - x.rank
+    if k < 0:
+        raise ctx.fail(f"cannot broadcast {list(x.shape)} to {list(out_shape)}")
+    kept = []
+    for i, d in enumerate(x.shape):
+        o = out_shape[i + k]
+        if d == o:
+            kept.append(i)
+        elif d != 1:
+            raise ctx.fail(f"cannot broadcast {list(x.shape)} to {list(out_shape)}")
+    exprs = [f"d{i + k}" for i in kept]
+    if len(kept) == x.rank:
+        return x, exprs
+    groups: list[list[int]] = []
+    pending: list[int] = []
+    for i in range(x.rank):
+        pending.append(i)
+        if i in kept:
+            groups.append(pending)
+            pending = []
+    if pending and groups:
+        groups[-1].extend(pending)
+    shape = [x.shape[next(j for j in g if j in kept)] for g in groups]
+    return ctx.fn.collapse(x, groups, shape), exprs
+
+
+def map_elementwise(ctx: Context, inputs: Sequence[Value], out_shape: Sequence[int], out_dtype: str,
+                    body: Callable[[Body, list[str]], list[str]], hint: str = "w") -> Value:
+    """A parallel generic over `out_shape`; `body` gets one scalar per input."""
+    out_shape = tuple(out_shape)
+    operands = []
+    for x in inputs:
+        v, exprs = broadcast_operand(ctx, x, out_shape)
+        operands.append((v, exprs))
+    rank = len(out_shape)
+    out = OutputSpec(out_shape, out_dtype, [f"d{i}" for i in range(rank)])
+    res = ctx.fn.generic(rank, ["parallel"] * rank, operands, [out],
+                         lambda b, args: body(b, args[:len(inputs)]), hint)
+    return res[0]
+
+
+def _split(args) -> tuple[list[Value], list]:
+    values = [a for a in args if isinstance(a, Value)]
+    return values, list(args)
+
+
+def elementwise(ctx: Context, operands: Sequence, compute: str, out_dtype: str,
+                fn: Callable[[Body, list[str], str], str]) -> Value:
+    """`operands` are Values or Python scalars; every operand is converted
+    to `compute`, `fn(b, scalars, compute)` gives the result, converted to
+    `out_dtype`."""
+    tensors = [o for o in operands if isinstance(o, Value)]
+
+    def body(b: Body, args: list[str]) -> list[str]:
+        it = iter(args)
+        scalars = []
+        for o in operands:
+            if isinstance(o, Value):
+                scalars.append(b.cast(next(it), o.dtype, compute))
+            else:
+                scalars.append(b.const(o, compute))
+        r = fn(b, scalars, compute)
+        result_type = out_dtype if _is_predicate(fn) else compute
+        return [b.cast(r, result_type, out_dtype)]
+
+    return map_elementwise(ctx, tensors, ctx.out_shape, out_dtype, body)
+
+
+def _is_predicate(fn) -> bool:
+    return getattr(fn, "predicate", False)
+
+
+def predicate(fn):
+    fn.predicate = True
+    return fn
+
+
+def _unary(fn: Callable[[Body, str, str], str]):
+    def lower(ctx: Context, node, x, *rest, **kw):
+        return elementwise(ctx, [x], ctx.out_dtype, ctx.out_dtype, lambda b, s, t: fn(b, s[0], t))
+    return lower
+
+
+def _float_unary(name: str):
+    return _unary(lambda b, x, t: b.math(name, x, t))
+
+
+for _op, _name in [(aten.exp, "exp"), (aten.log, "log"), (aten.sqrt, "sqrt"),
+                   (aten.rsqrt, "rsqrt"), (aten.tanh, "tanh"), (aten.erf, "erf"),
+                   (aten.sin, "sin"), (aten.cos, "cos"), (aten.log1p, "log1p"),
+                   (aten.expm1, "expm1"), (aten.log2, "log2"), (aten.floor, "floor"),
+                   (aten.ceil, "ceil"), (aten.trunc, "trunc"), (aten.atan, "atan"),
+                   (aten.round, "roundeven"), (aten.exp2, "exp2"), (aten.log10, "log10")]:
+    lowers(_op.default)(_float_unary(_name))
+
+
+@lowers(aten.neg.default)
+def _neg(ctx, node, x):
+    return elementwise(ctx, [x], x.dtype, x.dtype, lambda b, s, t: b.neg(s[0], t))
+
+
+@lowers(aten.abs.default)
+def _abs(ctx, node, x):
+    if is_float(x.dtype):
+        return elementwise(ctx, [x], x.dtype, x.dtype, lambda b, s, t: b.math("absf", s[0], t))
+    return elementwise(ctx, [x], x.dtype, x.dtype, lambda b, s, t: b.math("absi", s[0], t))
+
+
+@lowers(aten.reciprocal.default)
+def _reciprocal(ctx, node, x):
+    t = ctx.out_dtype
+    return elementwise(ctx, [x], t, t, lambda b, s, t: b.div(b.const(1.0, t), s[0], t))
+
+
+@lowers(aten.sigmoid.default)
+def _sigmoid(ctx, node, x):
+    # ATen's vectorized kernel: (1 + exp(-x)).reciprocal()
+    def fn(b, s, t):
+        one = b.const(1.0, t)
+        e = b.math("exp", b.neg(s[0], t), t)
+        return b.div(one, b.add(one, e, t), t)
+    return elementwise(ctx, [x], ctx.out_dtype, ctx.out_dtype, fn)
+
+
+@lowers(aten.relu.default)
+def _relu(ctx, node, x):
+    # clamp_min(x, 0): NaN stays NaN, as in ATen.
+    return elementwise(ctx, [x], x.dtype, x.dtype,
+                       lambda b, s, t: b.maximum(s[0], b.const(0, t), t))
+
+
+@lowers(aten.sign.default, aten.sgn.default)
+def _sign(ctx, node, x):
+    def fn(b, s, t):
+        zero = b.const(0, t)
+        pos = b.cast(b.cmp("gt", s[0], zero, t), "i1", t)
+        neg = b.cast(b.cmp("lt", s[0], zero, t), "i1", t)
+        return b.sub(pos, neg, t)
+    return elementwise(ctx, [x], x.dtype, x.dtype, fn)
+
+
+def _binary(fn: Callable[[Body, str, str, str], str]):
+    def lower(ctx: Context, node, a, b_, *rest, **kw):
+        t = ctx.out_dtype
+        return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: fn(b, s[0], s[1], ty))
+    return lower
+
+
+def _add_lowering(sign: float):
+    def lower(ctx: Context, node, a, b_, alpha=1):
+        alpha = node.kwargs.get("alpha", alpha)
+        t = ctx.out_dtype
+        if alpha == 1:
+            if sign > 0:
+                return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: b.add(s[0], s[1], ty))
+            return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: b.sub(s[0], s[1], ty))
+        # ATen: vec::fmadd(other, alpha, self) -- one rounding.
+        return elementwise(ctx, [a, b_], t, t,
+                           lambda b, s, ty: b.fma(s[1], b.const(sign * alpha, ty), s[0], ty))
+    return lower
+
+
+lowers(aten.add.Tensor, aten.add.Scalar)(_add_lowering(1.0))
+lowers(aten.sub.Tensor, aten.sub.Scalar)(_add_lowering(-1.0))
+@lowers(aten.mul.Tensor, aten.mul.Scalar)
+def _mul(ctx: Context, node, a, b_):
+    t = ctx.out_dtype
+    # x * 1 (the beta and alpha of decomposed addmm): the value itself.
+    for v, s in ((a, b_), (b_, a)):
+        if isinstance(v, Value) and not isinstance(s, Value) and s == 1 and v.dtype == t \
+                and v.shape == tuple(ctx.out_shape):
+            return v
+    return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: b.mul(s[0], s[1], ty))
+lowers(aten.maximum.default)(_binary(lambda b, x, y, t: b.maximum(x, y, t)))
+lowers(aten.minimum.default)(_binary(lambda b, x, y, t: b.minimum(x, y, t)))
+lowers(aten.atan2.default)(_binary(lambda b, x, y, t: b.math2("atan2", x, y, t)))
+lowers(aten.fmod.Tensor, aten.fmod.Scalar)(_binary(lambda b, x, y, t: b.rem(x, y, t)))
+
+
+@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
+def _div(ctx, node, a, b_, rounding_mode=None):
+    rounding_mode = node.kwargs.get("rounding_mode", rounding_mode)
+    t = ctx.out_dtype
+    if rounding_mode is None:
+        return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: b.div(s[0], s[1], ty))
+    if is_float(t):
+        fn = "trunc" if rounding_mode == "trunc" else "floor"
+        return elementwise(ctx, [a, b_], t, t,
+                           lambda b, s, ty: b.math(fn, b.div(s[0], s[1], ty), ty))
+    if rounding_mode == "trunc":
+        return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: b.emit(
+            f"arith.divsi {s[0]}, {s[1]} : {ty}"))
+    return elementwise(ctx, [a, b_], t, t, lambda b, s, ty: b.emit(
+        f"arith.floordivsi {s[0]}, {s[1]} : {ty}"))
+
+
+@lowers(aten.remainder.Tensor, aten.remainder.Scalar)
+def _remainder(ctx, node, a, b_):
+    t = ctx.out_dtype
+
+    def fn(b, s, ty):
+        # Python's modulo: the result takes the divisor's sign.
+        r = b.rem(s[0], s[1], ty)
+        zero = b.const(0, ty)
+        nonzero = b.cmp("ne", r, zero, ty)
+        diff_sign = b.logical("xori", b.cmp("lt", r, zero, ty), b.cmp("lt", s[1], zero, ty))
+        fix = b.logical("andi", nonzero, diff_sign)
+        return b.select(fix, b.add(r, s[1], ty), r, ty)
+    return elementwise(ctx, [a, b_], t, t, fn)
+
+
+@lowers(aten.pow.Tensor_Scalar)
+def _pow_scalar(ctx, node, x, e):
+    t = ctx.out_dtype
+    # ATen's pow_tensor_scalar_optimized_kernel special cases.
+    if e == 2:
+        return elementwise(ctx, [x], t, t, lambda b, s, ty: b.mul(s[0], s[0], ty))
+    if e == 3:
+        return elementwise(ctx, [x], t, t, lambda b, s, ty: b.mul(b.mul(s[0], s[0], ty), s[0], ty))
+    if e == 1:
+        return elementwise(ctx, [x], t, t, lambda b, s, ty: s[0])
+    if e == 0:
+        return elementwise(ctx, [x], t, t, lambda b, s, ty: b.const(1, ty))
+    if is_float(t):
+        if e == 0.5:
+            return elementwise(ctx, [x], t, t, lambda b, s, ty: b.math("sqrt", s[0], ty))
+        if e == -0.5:
+            return elementwise(ctx, [x], t, t, lambda b, s, ty: b.math("rsqrt", s[0], ty))
+        if e == -1:
+            return elementwise(ctx, [x], t, t, lambda b, s, ty: b.div(b.const(1.0, ty), s[0], ty))
+        if e == -2:
+            return elementwise(ctx, [x], t, t, lambda b, s, ty: b.div(
+                b.const(1.0, ty), b.mul(s[0], s[0], ty), ty))
+        return elementwise(ctx, [x, e], t, t, lambda b, s, ty: b.math2("powf", s[0], s[1], ty))
+    if isinstance(e, int) and e > 0:
+        def fn(b, s, ty):
+            r = s[0]
+            for _ in range(e - 1):
+                r = b.mul(r, s[0], ty)
+            return r
+        return elementwise(ctx, [x], t, t, fn)
+    raise ctx.fail(f"integer power {e} is not supported")
+
+
+@lowers(aten.pow.Tensor_Tensor, aten.pow.Scalar)
+def _pow(ctx, node, a, e):
+    t = ctx.out_dtype
+    if not is_float(t):
+        raise ctx.fail("integer powers of tensors are not supported")
+    return elementwise(ctx, [a, e], t, t, lambda b, s, ty: b.math2("powf", s[0], s[1], ty))
+
+
+def _compare(pred: str):
+    def lower(ctx: Context, node, a, b_):
+        compute = result_dtype(a, b_)
+
+        @predicate
+        def fn(b, s, ty):
+            return b.cmp(pred, s[0], s[1], ty)
+        return elementwise(ctx, [a, b_], compute, "i1", fn)
+    return lower
+
+
+for _p in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _packet = getattr(aten, _p)
+    lowers(_packet.Tensor, _packet.Scalar)(_compare(_p))
+
+
+def _logical(op: str):
+    def lower(ctx: Context, node, a, b_=None):
+        @predicate
+        def fn(b, s, ty):
+            if op == "not":
+                return b.logical("xori", s[0], b.const(1, "i1"))
+            return b.logical(op, s[0], s[1])
+        operands = [a] if b_ is None else [a, b_]
+        return elementwise(ctx, operands, "i1", "i1", fn)
+    return lower
+
+
+lowers(aten.logical_not.default)(_logical("not"))
+lowers(aten.logical_and.default)(_logical("andi"))
+lowers(aten.logical_or.default)(_logical("ori"))
+lowers(aten.logical_xor.default)(_logical("xori"))
+
+
+def _bitwise(op: str):
+    def lower(ctx: Context, node, a, b_=None):
+        t = ctx.out_dtype
+
+        def fn(b, s, ty):
+            if op == "not":
+                if ty == "i1":
+                    return b.logical("xori", s[0], b.const(1, "i1"))
+                return b.emit(f"arith.xori {s[0]}, {b.const(-1, ty)} : {ty}")
+            return b.emit(f"arith.{op} {s[0]}, {s[1]} : {ty}")
+        operands = [a] if b_ is None else [a, b_]
+        return elementwise(ctx, operands, t, t, fn)
+    return lower
+
+
+lowers(aten.bitwise_not.default)(_bitwise("not"))
+lowers(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("andi"))
+lowers(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("ori"))
+lowers(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("xori"))
+
+
+@lowers(aten.isnan.default)
+def _isnan(ctx, node, x):
+    @predicate
+    def fn(b, s, ty):
+        return b.isnan(s[0], ty)
+    return elementwise(ctx, [x], x.dtype, "i1", fn)
+
+
+@lowers(aten.isinf.default)
+def _isinf(ctx, node, x):
+    @predicate
+    def fn(b, s, ty):
+        a = b.math("absf", s[0], ty)
+        return b.cmp("eq", a, b.const(float("inf"), ty), ty)
+    return elementwise(ctx, [x], x.dtype, "i1", fn)
+
+
+@lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+def _where(ctx, node, cond, a, b_):
+    t = ctx.out_dtype
+    tensors = [v for v in (cond, a, b_) if isinstance(v, Value)]
+
+    def body(b: Body, args: list[str]) -> list[str]:
+        it = iter(args)
+        c = next(it) if isinstance(cond, Value) else b.const(cond, "i1")
+        if isinstance(cond, Value):
+            c = b.cast(c, cond.dtype, "i1")
+        vals = []
+        for o in (a, b_):
+            if isinstance(o, Value):
+                vals.append(b.cast(next(it), o.dtype, t))
+            else:
+                vals.append(b.const(o, t))
+        return [b.select(c, vals[0], vals[1], t)]
+    return map_elementwise(ctx, tensors, ctx.out_shape, t, body)
+
+
+@lowers(aten.clamp.default, aten.clamp.Tensor)
+def _clamp(ctx, node, x, lo=None, hi=None):
+    lo = node.kwargs.get("min", lo)
+    hi = node.kwargs.get("max", hi)
+    t = ctx.out_dtype
+    operands = [x] + [v for v in (lo, hi) if v is not None]
+
+    def fn(b, s, ty):
+        r = s[0]
+        k = 1
+        # ATen clamp: min(max(x, lo), hi), NaN propagates.
+        if lo is not None:
+            r = b.maximum(r, s[k], ty)
+            k += 1
+        if hi is not None:
+            r = b.minimum(r, s[k], ty)
+        return r
+    return elementwise(ctx, operands, t, t, fn)
+
+
+@lowers(aten.clamp_min.default, aten.clamp_min.Tensor)
+def _clamp_min(ctx, node, x, lo):
+    t = ctx.out_dtype
+    return elementwise(ctx, [x, lo], t, t, lambda b, s, ty: b.maximum(s[0], s[1], ty))
+
+
+@lowers(aten.clamp_max.default, aten.clamp_max.Tensor)
+def _clamp_max(ctx, node, x, hi):
+    t = ctx.out_dtype
+    return elementwise(ctx, [x, hi], t, t, lambda b, s, ty: b.minimum(s[0], s[1], ty))
+
+
+@lowers(aten.addcmul.default)
+def _addcmul(ctx, node, x, t1, t2, value=1):
+    value = node.kwargs.get("value", value)
+    t = ctx.out_dtype
+    # ATen: self + value * t1 * t2, left to right.
+    return elementwise(ctx, [x, t1, t2], t, t, lambda b, s, ty: b.add(
+        s[0], b.mul(b.mul(b.const(value, ty), s[1], ty), s[2], ty), ty))
+
+
+@lowers(aten.addcdiv.default)
+def _addcdiv(ctx, node, x, t1, t2, value=1):
+    value = node.kwargs.get("value", value)
+    t = ctx.out_dtype
+    return elementwise(ctx, [x, t1, t2], t, t, lambda b, s, ty: b.add(
+        s[0], b.div(b.mul(b.const(value, ty), s[1], ty), s[2], ty), ty))
+
+
+# --- casts and copies ------------------------------------------------------------
+
+@lowers(aten._to_copy.default, aten.to.dtype, aten.to.dtype_layout, aten.clone.default,
+        aten.lift_fresh_copy.default, aten.alias.default, aten.detach.default,
+        aten.contiguous.default, aten.lift.default, aten.lift_fresh.default)
+def _copy(ctx, node, x, *args, **kwargs):
+    t = ctx.out_dtype
+    if t == x.dtype:
+        return x  # values are immutable: a copy is the value itself
+    return ctx.cast(x, t)
+
+
+@lowers(getattr(torch.ops.prims.convert_element_type, "default", None))
+def _convert(ctx, node, x, dtype):
+    return ctx.cast(x, ctx.out_dtype)
+
+
+@lowers(aten.copy.default)
+def _copy2(ctx, node, dst, src, *args):
+    t = ctx.out_dtype
+    src = ctx.cast(src, t)
+    if src.shape == tuple(ctx.out_shape):
+        return src
+    return map_elementwise(ctx, [src], ctx.out_shape, t, lambda b, a: [a[0]])
+
+
+@lowers(aten.expand.default, aten.expand_copy.default)
+def _expand(ctx, node, x, sizes, implicit=False):
+    if x.shape == tuple(ctx.out_shape):
+        return x
+    return map_elementwise(ctx, [x], ctx.out_shape, x.dtype, lambda b, a: [a[0]], "bc")
+
+
+@lowers(aten.fill.Scalar, aten.fill.Tensor)
+def _fill(ctx, node, x, value):
+    if isinstance(value, Value):
+        v = ctx.cast(value, ctx.out_dtype)
+        return map_elementwise(ctx, [v], ctx.out_shape, ctx.out_dtype, lambda b, a: [a[0]], "bc")
+    return ctx.fn.full(ctx.out_shape, ctx.out_dtype, value)
+
+
+@lowers(aten.zeros_like.default, aten.ones_like.default, aten.full_like.default,
+        aten.empty_like.default, aten.new_empty.default, aten.new_zeros.default,
+        aten.new_ones.default, aten.new_full.default, aten.full.default, aten.zeros.default,
+        aten.ones.default, aten.empty.memory_format, aten.scalar_tensor.default,
+        aten.new_empty_strided.default, aten.empty_strided.default)
+def _constant_like(ctx, node, *args, **kwargs):
+    target = node.target
+    if target in (aten.ones_like.default, aten.new_ones.default, aten.ones.default):
+        value = 1
+    elif target in (aten.full_like.default,):
+        value = args[1]
+    elif target in (aten.new_full.default,):
+        value = args[2]
+    elif target in (aten.full.default,):
+        value = args[1]
+    elif target is aten.scalar_tensor.default:
+        value = args[0]
+    else:
+        value = 0  # zeros, and empty: its contents are unspecified
+    return ctx.fn.full(ctx.out_shape, ctx.out_dtype, value)
+
+
+@lowers(aten.arange.default, aten.arange.start, aten.arange.start_step)
+def _arange(ctx, node, *args, **kwargs):
+    if node.target is aten.arange.default:
+        start, step = 0, 1
+    elif node.target is aten.arange.start:
+        start, step = args[0], 1
+    else:
+        start, step = args[0], args[2]
+    t = ctx.out_dtype
+
+    def body(b: Body, a):
+        i = b.index_cast(b.index(0), "i64")
+        if is_float(t):
+            f = b.cast(i, "i64", "f64")
+            v = b.add(b.const(start, "f64"), b.mul(f, b.const(step, "f64"), "f64"), "f64")
+            return [b.cast(v, "f64", t)]
+        v = b.add(b.const(start, "i64"), b.mul(i, b.const(step, "i64"), "i64"), "i64")
+        return [b.cast(v, "i64", t)]
+    out = OutputSpec(tuple(ctx.out_shape), t, ["d0"])
+    return ctx.fn.generic(1, ["parallel"], [], [out], body, "ar")[0]
