@@ -14,6 +14,13 @@ is a benchmark, run on demand, never a test:
 
     bench/compare_pytorch.py [--build build] [--reps 3] [--threads 1 2]
                              [--only cnn ...] [--large] [--contention]
+    bench/compare_pytorch.py --imported [--only lenet ...]
+
+--imported compares the PyTorch models of the importer's zoo
+(test/Import/zoo/*.py, examples/pytorch/*.py) instead: each is imported with
+hwagent-import, trained by hwagent-run on random batches and by PyTorch eager
+(the file's nn.Module and torch.optim optimizer, what the user would run)
+on the same batches.
 
 --contention keeps one core busy with another process (a spinning Python
 loop) while both sides run; threads 0 is each side's default: hwagent with
@@ -169,6 +176,111 @@ def run_torch(kind, cfg, steps, threads):
     return json.loads(out.strip().splitlines()[-1])["ms"]
 
 
+IMPORTED = {
+    # name -> (model file, steps per run)
+    "mlp": ("test/Import/zoo/mlp.py", 400),
+    "lenet": ("test/Import/zoo/lenet.py", 100),
+    "bn_cnn": ("test/Import/zoo/bn_cnn.py", 100),
+    "mbv2_block": ("test/Import/zoo/mbv2_block.py", 60),
+    "gpt": ("test/Import/zoo/gpt.py", 60),
+    "lstm": ("test/Import/zoo/lstm.py", 100),
+    "digits_cnn": ("examples/pytorch/digits_cnn.py", 200),
+    "resnet18": ("test/Import/zoo/resnet18.py", 10),
+    "mobilenet_v2": ("test/Import/zoo/mobilenet_v2.py", 10),
+}
+
+TORCH_IMPORTED = r'''
+import json, sys, time, statistics
+import numpy as np
+import torch
+sys.path.insert(0, sys.argv[5])
+from hwagent_import import load_checkpoint
+from hwagent_import.api import resolve_loss
+from hwagent_import.cli import load_user_file
+from hwagent_import.parity import user_parts
+path, init, data, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+torch.set_num_threads(threads)
+user = load_user_file(path)
+model, batch, loss, opt_fn = user_parts(user)
+load_checkpoint(model, init)
+loss_fn, _ = resolve_loss(loss)
+opt = opt_fn(model.parameters()) if opt_fn else torch.optim.SGD(model.parameters(), lr=0.01)
+arrays = np.load(data)
+names = json.loads(sys.argv[6])
+xs_ex = (batch[0],) if isinstance(batch[0], torch.Tensor) else tuple(batch[0])
+b = xs_ex[0].shape[0]
+n = arrays[names[0]].shape[0] // b
+model.train()
+times = []
+for i in range(n):
+    xs = [torch.from_numpy(arrays[k][i * b:(i + 1) * b]) for k in names[:-1]]
+    y = torch.from_numpy(arrays[names[-1]][i * b:(i + 1) * b])
+    t0 = time.perf_counter()
+    opt.zero_grad()
+    l = loss_fn(model(*xs), y)
+    l.backward()
+    opt.step()
+    times.append(time.perf_counter() - t0)
+print(json.dumps({"ms": statistics.median(times[1:]) * 1e3}))
+'''
+
+
+def run_imported(args, names):
+    sys.path.insert(0, os.path.join(ROOT, "tools", "hwagent-import"))
+    from hwagent_import import parity  # noqa: E402
+    from hwagent_import.cli import load_user_file  # noqa: E402
+    pkg = os.path.join(ROOT, "tools", "hwagent-import")
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            rel, steps = IMPORTED[name]
+            path = os.path.join(ROOT, rel)
+            out = os.path.join(tmp, name)
+            subprocess.run([os.path.join(args.build, "bin", "hwagent-import"), path, "-o", out,
+                            "-q"], check=True)
+            with open(os.path.join(out, "manifest.json")) as f:
+                manifest = json.load(f)
+            user = load_user_file(path)
+            npz = os.path.join(tmp, f"{name}.npz")
+            parity.write_npz(npz, manifest["data"], parity.make_batches(user, steps))
+            for threads in args.threads:
+                ours, theirs = [], []
+                for rep in range(args.reps):
+                    for side in ([0, 1] if rep % 2 == 0 else [1, 0]):
+                        if side == 0:
+                            command = [os.path.join(args.build, "bin", "hwagent-run"),
+                                       os.path.join(out, "train_step.mlir"), "--data", npz,
+                                       "--shuffle=false", "--init",
+                                       os.path.join(out, "init.safetensors"), "--steps",
+                                       str(steps), "--backend", "cpu", "--print-every", "0"]
+                            env = dict(os.environ)
+                            if threads > 0:
+                                command += ["--cpu-threads", str(threads)]
+                                env["OMP_NUM_THREADS"] = str(threads)
+                            text = subprocess.run(command, capture_output=True, text=True,
+                                                  check=True, env=env).stdout
+                            ours.append(float(re.search(r"wall per step ([0-9.]+) ms",
+                                                        text).group(1)))
+                            start = re.search(r"compiled in ([0-9.]+) s", text)
+                        else:
+                            t = threads or os.cpu_count()
+                            text = subprocess.run(
+                                ["/usr/bin/python3", "-c", TORCH_IMPORTED, path,
+                                 os.path.join(out, "init.safetensors"), npz, str(t), pkg,
+                                 json.dumps(manifest["data"])],
+                                capture_output=True, text=True, check=True,
+                                env=dict(os.environ, OMP_NUM_THREADS=str(t))).stdout
+                            theirs.append(json.loads(text.strip().splitlines()[-1])["ms"])
+                a, b = statistics.median(ours), statistics.median(theirs)
+                row = dict(workload=name, threads=threads, hwagent_ms=a, torch_ms=b,
+                           ratio=a / b, start_s=float(start.group(1)) if start else None)
+                results.append(row)
+                print(f"{name:14s} threads {threads or 'auto'}: hwagent {a:10.3f} ms  PyTorch "
+                      f"{b:10.3f} ms  ratio {a / b:5.2f}x  (hwagent start-up "
+                      f"{row['start_s']} s)", flush=True)
+    return results
+
+
 def fma_peak(build):
     out = subprocess.run([os.path.join(build, "bin", "hwagent-calibrate"), "--quick"],
                          capture_output=True, text=True, check=True).stdout
@@ -186,7 +298,15 @@ def main():
     parser.add_argument("--json", help="write the results here too")
     parser.add_argument("--contention", action="store_true",
                         help="keep one core busy with another process meanwhile")
+    parser.add_argument("--imported", action="store_true",
+                        help="the PyTorch models of the importer's zoo instead")
     args = parser.parse_args()
+    if args.imported:
+        results = run_imported(args, args.only or list(IMPORTED))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(dict(results=results), f, indent=1)
+        return 0
     busy = None
     if args.contention:
         busy = subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"])

@@ -121,7 +121,7 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
 
   // Data flow of the training-step convention: result 0 is the loss (a
   // scalar) and further results are updated parameters or gradients.
-  llvm::DenseSet<Operation *> forward, optimizer, reachesResult;
+  llvm::DenseSet<Operation *> forward, optimizer, reachesResult, forwardState;
   trainingStep = isTrainingStep(function);
   if (trainingStep) {
     auto backwardSlice = [&](ArrayRef<Value> roots,
@@ -155,8 +155,49 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
     }
     backwardSlice(losses, forward);
     backwardSlice(others, reachesResult);
+    // Forward-side state: results that update state the forward pass does
+    // not read (BatchNorm's running mean and variance, counters) from its
+    // statistics. A result updates a parameter when, walking back outside
+    // the loss's slice, it reaches an argument the forward pass reads (the
+    // weight itself, or a gradient, which reads the weights); every op
+    // outside the loss's slice feeding only other results is forward-side
+    // state: neither backward work nor an optimizer update. Atomic ops are
+    // in program order, so one pass sees every producer first.
+    llvm::DenseSet<Value> readByForward;
+    for (Operation *op : forward)
+      forEachInput(op, [&](Value input) {
+        if (BlockArgument arg = resolveArgument(input))
+          readByForward.insert(arg);
+      });
+    llvm::DenseSet<Operation *> touchesParameters;
     for (Operation *op : atomic) {
-      if (forward.contains(op) || !returnedProducers.contains(op))
+      if (forward.contains(op))
+        continue;
+      bool touches = false;
+      forEachInput(op, [&](Value input) {
+        if (BlockArgument arg = resolveArgument(input))
+          touches |= readByForward.contains(arg);
+        else if (Operation *producer = resolveProducer(input))
+          touches |= touchesParameters.contains(producer);
+      });
+      if (touches)
+        touchesParameters.insert(op);
+    }
+    SmallVector<Value> parameterUpdates;
+    for (Value value : others) {
+      Operation *producer = resolveProducer(value);
+      if (!producer || touchesParameters.contains(producer))
+        parameterUpdates.push_back(value);
+    }
+    llvm::DenseSet<Operation *> updateSlice;
+    backwardSlice(parameterUpdates, updateSlice);
+    for (Operation *op : atomic)
+      if (reachesResult.contains(op) && !forward.contains(op) &&
+          !updateSlice.contains(op))
+        forwardState.insert(op);
+    for (Operation *op : atomic) {
+      if (forward.contains(op) || forwardState.contains(op) ||
+          !returnedProducers.contains(op))
         continue;
       auto feature = dyn_cast<FeatureOpInterface>(op);
       if (!feature || feature.getOpKind() != OpKind::elementwise)
@@ -179,7 +220,7 @@ PhaseAnalysis::PhaseAnalysis(FunctionOpInterface function) {
                phaseFromName(callee.getValue()) == Phase::backward) {
       phase = Phase::backward;
     } else if (trainingStep) {
-      if (forward.contains(op))
+      if (forward.contains(op) || forwardState.contains(op))
         phase = Phase::forward;
       else if (optimizer.contains(op))
         phase = Phase::optimizer;

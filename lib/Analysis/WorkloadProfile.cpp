@@ -235,9 +235,9 @@ public:
     maxDepth = std::max(maxDepth, depth);
 
     for (Value operand : op->getOperands())
-      noteValue(operand);
+      noteValue(operand, /*boundary=*/false);
     for (Value result : op->getResults())
-      noteValue(result);
+      noteValue(result, /*boundary=*/false);
 
     for (unsigned index : work.weightOperands) {
       if (index >= op->getNumOperands())
@@ -299,12 +299,18 @@ private:
     rows = saturatingAdd(rows, count);
   }
 
-  void noteValue(Value value) {
+  /// Records a value's element type and dimensions. An i1 value inside the
+  /// ops (a comparison's mask feeding a select, as PyTorch writes ReLU's
+  /// gradient and causal masks) is not a type the backend receives: its
+  /// compiler keeps masks in its own form (fp16 0/1 on the ANE). Only i1
+  /// crossing the boundary counts.
+  void noteValue(Value value, bool boundary = true) {
     if (!seenValues.insert(value).second)
       return;
     Type type = value.getType();
     Type element = getElementTypeOrSelf(type);
-    if (element.isIntOrFloat() || isa<ComplexType>(element))
+    if ((element.isIntOrFloat() || isa<ComplexType>(element)) &&
+        (boundary || !element.isInteger(1)))
       elementTypes.insert(element);
     auto shaped = dyn_cast<ShapedType>(type);
     if (!shaped || !shaped.hasRank())

@@ -8,6 +8,8 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <functional>
@@ -35,8 +37,22 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
   // either way) and a third less compile time (docs/cpu-backend.md).
   // ExecutionEngineOptions::transformer is a function_ref: the callable must
   // outlive create().
-  std::function<llvm::Error(llvm::Module *)> optimize =
+  std::function<llvm::Error(llvm::Module *)> o1 =
       makeOptimizingTransformer(1, /*sizeLevel=*/0, targetMachine->get());
+  // HWAGENT_JIT_DUMP=file writes the optimized LLVM IR the JIT compiles
+  // (for llc / perf comparisons, docs/building.md).
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      [o1](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error e = o1(m))
+      return e;
+    if (const char *path = std::getenv("HWAGENT_JIT_DUMP")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (!ec)
+        m->print(os, nullptr);
+    }
+    return llvm::Error::success();
+  };
   engineOptions.transformer = optimize;
   engineOptions.enableGDBNotificationListener = false;
   // Off by default (it writes dumps under the temp directory); on when

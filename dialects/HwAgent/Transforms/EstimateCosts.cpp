@@ -31,8 +31,8 @@ using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
 /// What an accelerator cannot run whatever the op's kind: gathers and
-/// scatters (also as data-dependent reads in a linalg body), bitwise ops and
-/// writes to state.
+/// scatters (also as data-dependent reads in a linalg body), bitwise ops on
+/// integers (logical ops on i1 masks are fine) and writes to state.
 static std::vector<std::string> findUnsupportedOps(RegionOp region) {
   std::vector<std::string> found;
   std::set<std::string> seen;
@@ -55,8 +55,11 @@ static std::vector<std::string> findUnsupportedOps(RegionOp region) {
       note("gather/scatter (" + name.str() + ")");
     else if (isa<tensor::ExtractOp>(op) && linalgDepth > 0)
       note("gather (data-dependent tensor.extract in a linalg body)");
-    else if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
-                 arith::ShRSIOp, arith::ShRUIOp>(op))
+    else if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) ||
+             (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op) &&
+              !getElementTypeOrSelf(op->getResult(0).getType()).isInteger(1)))
+      // and/or/xor of i1 masks are logical ops, which accelerators run as
+      // elementwise ops on their 0/1 masks; on wider integers they are bits.
       note("bitwise op (" + name.str() + ")");
     else if (name == "ml_program.global_store" ||
              name == "tosa.variable_write" ||

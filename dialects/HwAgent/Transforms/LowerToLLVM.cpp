@@ -30,10 +30,10 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
                                   std::to_string(kernelMinFlops) + "}, ";
   std::string loops =
       parallelMinWork < 0
-          ? "func.func(hwagent-order-loops, convert-linalg-to-loops, "
-            "hwagent-split-long-blocks), "
-          : "func.func(hwagent-order-loops, convert-linalg-to-parallel-loops, "
-            "hwagent-split-long-blocks), "
+          ? "func.func(hwagent-order-loops, convert-linalg-to-loops), "
+            "hwagent-outline-chunks, func.func(hwagent-split-long-blocks), "
+          : "func.func(hwagent-order-loops, convert-linalg-to-parallel-loops), "
+            "hwagent-outline-chunks, func.func(hwagent-split-long-blocks), "
             "hwagent-outline-parallel-loops{min-work=" +
                 std::to_string(parallelMinWork) + "}, ";
   return kernels + "hwagent-expand-strided-copies, " + loops +
@@ -53,6 +53,7 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
       "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, "
       "hwagent-fuse-elementwise, "
       "hwagent-fresh-outputs), "
+      "hwagent-approximate-math, "
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map "
       "allow-return-allocs-from-loops}, "
@@ -71,6 +72,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerOutlineParallelLoops();
   registerOrderLoops();
   registerFuseElementwise();
+  registerApproximateMath();
   registerDefineParallelDispatch();
   registerLowerAffinePass();
   registerSCFToControlFlowPass();
@@ -78,6 +80,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerLinalgToKernels();
   registerFreshOutputs();
   registerSplitLongBlocks();
+  registerOutlineChunks();
   registerExpandStridedCopies();
   registerEmitInvokers();
   memref::registerExpandStridedMetadataPass();

@@ -307,6 +307,32 @@ def FreshOutputs : Pass<"hwagent-fresh-outputs", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def OutlineChunks : Pass<"hwagent-outline-chunks", "::mlir::ModuleOp"> {
+  let summary = "Cut long straight-line function bodies into functions of a few loops each";
+  let description = [{
+    LLVM's loop passes (IndVarSimplify above all) take time quadratic in the
+    number of loops in one function: an imported LSTM or ResNet training
+    step keeps thousands of small loops in one body. This pass, run on
+    buffers after linalg became loops, moves each run of consecutive
+    top-level ops holding at most `max-loops` loops (and `max-ops` ops) of a
+    single-block function into a private function of its own, marked
+    noinline, and calls it: the values the run reads become arguments, the
+    values later ops read become results, constants are cloned in. Start-up
+    then grows linearly with the step's size (docs/building.md).
+
+    Example: a body of 200 loops with `max-loops=16` becomes 13 calls of
+    `@<function>_part<k>` functions.
+  }];
+  let options = [
+    Option<"maxLoops", "max-loops", "int64_t", "16",
+           "Most top-level loops per outlined function">,
+    Option<"maxOps", "max-ops", "int64_t", "512",
+           "Most top-level ops per outlined function">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def SplitLongBlocks : Pass<"hwagent-split-long-blocks", "::mlir::func::FuncOp"> {
   let summary = "Cut long straight-line blocks into chains of short ones";
   let description = [{
@@ -322,6 +348,24 @@ def SplitLongBlocks : Pass<"hwagent-split-long-blocks", "::mlir::func::FuncOp"> 
            "Most ops per block after the split">,
   ];
   let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
+def ApproximateMath : Pass<"hwagent-approximate-math", "::mlir::ModuleOp"> {
+  let summary = "Write the math functions LLVM has no instruction for as polynomials";
+  let description = [{
+    `math.erf` and `math.erfc` (GELU, imported from PyTorch) have no LLVM
+    intrinsic and no lowering in `convert-math-to-llvm`. This pass applies
+    MLIR's own polynomial approximations (populateMathPolynomialApproximation
+    Patterns, f16/bf16 widened to f32 around them first), which are accurate
+    to about 1e-7 and vectorize, so a compiled step needs no libm symbol for
+    them. Runs before bufferization in hwagent-lower-to-llvm.
+
+    Example: `%y = math.erf %x : f32` becomes a rational polynomial in `%x`
+    of arith ops clamped to [-1, 1].
+  }];
+  let dependentDialects = ["::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def FuseElementwise : Pass<"hwagent-fuse-elementwise", "::mlir::func::FuncOp"> {

@@ -29,13 +29,20 @@ aten = torch.ops.aten
 _TRANSPOSES = {aten.transpose.int, aten.t.default, aten.permute.default}
 
 
-@dataclass
-class Lazy:
-    """A transpose not yet written: its source and permutation."""
+@dataclass(frozen=True)
+class Lazy(Value):
+    """A transpose not yet written: its source and permutation. It stands
+    for the transposed value (shape, dtype) wherever a lowering folds it into
+    an indexing map; anything else materializes it (Context.value)."""
 
-    source: Value
-    perm: list[int]
-    node: fx.Node
+    source: Value = None
+    perm: tuple = ()
+    node: fx.Node = None
+
+
+def lazy_transpose(src: Value, perm, node: fx.Node) -> Lazy:
+    shape = tuple(src.shape[p] for p in perm)
+    return Lazy("<unwritten transpose>", shape, src.dtype, src, tuple(perm), node)
 
 
 @dataclass
@@ -75,21 +82,31 @@ class _GraphContext(Context):
     def value(self, arg):
         v = self.env[arg]
         if isinstance(v, Lazy):
-            saved, self.node = self.node, v.node
-            try:
-                mat = emit_transpose(self, v.source, v.perm)
-            finally:
-                self.node = saved
+            mat = self.materialize(v)
             self.env[arg] = mat
             return mat
         return v
+
+    def materialize(self, lazy: "Lazy") -> Value:
+        """The transpose written out, once per transpose node."""
+        current = self.env.get(lazy.node)
+        if current is not None and not isinstance(current, Lazy):
+            return current
+        saved, self.node = self.node, lazy.node
+        try:
+            mat = emit_transpose(self, lazy.source, list(lazy.perm))
+        finally:
+            self.node = saved
+        if current is lazy:
+            self.env[lazy.node] = mat
+        return mat
 
     def look_through_transpose(self, arg, rank: int):
         """(source, True) when `arg` is a not-yet-written transpose of the
         last two dims; (its value, False) otherwise."""
         v = self.env.get(arg) if isinstance(arg, fx.Node) else None
         swap = list(range(rank - 2)) + [rank - 1, rank - 2]
-        if isinstance(v, Lazy) and v.perm == swap and v.source.rank == rank:
+        if isinstance(v, Lazy) and list(v.perm) == swap and v.source.rank == rank:
             return v.source, True
         return self.value(arg), False
 
@@ -178,7 +195,8 @@ def emit_function(name: str, cap: Captured, args: Sequence[ArgSpec],
             env[n] = base[n.args[1]]
             continue
         if n.target in _TRANSPOSES:
-            src = ctx.value(n.args[0])
+            inner = env.get(n.args[0])
+            src = inner.source if isinstance(inner, Lazy) else ctx.value(n.args[0])
             if n.target is aten.t.default:
                 perm = [1, 0] if src.rank == 2 else [0]
             elif n.target is aten.transpose.int:
@@ -187,7 +205,14 @@ def emit_function(name: str, cap: Captured, args: Sequence[ArgSpec],
                 perm[d0], perm[d1] = perm[d1], perm[d0]
             else:
                 perm = [p % src.rank for p in n.args[1]]
-            env[n] = Lazy(src, perm, n)
+            if isinstance(inner, Lazy):
+                # A transpose of a transpose: one permutation of the source.
+                perm = [inner.perm[p] for p in perm]
+            env[n] = src if list(perm) == list(range(src.rank)) else lazy_transpose(src, perm, n)
+            continue
+        folded = _through_lazy(ctx, n)
+        if folded is not None:
+            env[n] = folded
             continue
         lower = LOWERINGS.get(n.target)
         if lower is None:
@@ -233,6 +258,46 @@ def emit_function(name: str, cap: Captured, args: Sequence[ArgSpec],
     return Emitted(text, dict(fn.op_counts))
 
 
+_VIEWS = {aten.view.default, aten._reshape_alias.default, aten._unsafe_view.default,
+          aten.reshape.default, aten.clone.default, aten.alias.default, aten.detach.default,
+          aten.expand.default}
+
+
+def _through_lazy(ctx: _GraphContext, n: fx.Node) -> Lazy | None:
+    """A view of a not-yet-written transpose of the last two dims that only
+    reshapes the leading dims stays a transpose: the view moves onto the
+    source (attention's `k.transpose(-2, -1)` viewed as (B*H, d, T))."""
+    if n.target not in _VIEWS or not n.args or not isinstance(n.args[0], fx.Node):
+        return None
+    lazy = ctx.env.get(n.args[0])
+    if not isinstance(lazy, Lazy):
+        return None
+    src = lazy.source
+    r = src.rank
+    if r < 2 or list(lazy.perm) != list(range(r - 2)) + [r - 1, r - 2]:
+        return None
+    out = ctx.metas.get(n)
+    if not hasattr(out, "shape") or out.dtype != src.dtype:
+        return None
+    shape = tuple(out.shape)
+    tshape = tuple(src.shape[p] for p in lazy.perm)
+    if len(shape) < 2 or shape[-2:] != tshape[-2:]:
+        return None
+    if n.target is aten.expand.default and shape != tshape:
+        return None
+    import math as _m
+    if _m.prod(shape[:-2]) != _m.prod(tshape[:-2]):
+        return None
+    new_src_shape = shape[:-2] + (src.shape[-2], src.shape[-1])
+    saved, ctx.node = ctx.node, n
+    try:
+        moved = ctx.fn.reshape(src, new_src_shape)
+    finally:
+        ctx.node = saved
+    rank = len(new_src_shape)
+    return lazy_transpose(moved, list(range(rank - 2)) + [rank - 1, rank - 2], n)
+
+
 _KEEP_DTYPE = {aten.sum.dim_IntList, aten.mean.dim, aten.cumsum.default, aten.prod.dim_int}
 
 
@@ -250,8 +315,7 @@ def _constant(fn: FunctionWriter, gm: fx.GraphModule, n: fx.Node) -> Value:
 def _resolve(ctx: _GraphContext, obj, lazy: bool):
     if isinstance(obj, fx.Node):
         if lazy:
-            v = ctx.env[obj]
-            return v if not isinstance(v, Lazy) else None
+            return ctx.env[obj]  # a Lazy stays one: the lowering folds it
         return ctx.value(obj)
     if isinstance(obj, (list, tuple)):
         return type(obj)(_resolve(ctx, o, lazy) for o in obj)

@@ -133,7 +133,12 @@ class Context:
     def scalar_tensor(self, value, dtype: str) -> Value:
         return self.fn.full((), dtype, value)
 
+    def materialize(self, x: Value) -> Value:
+        return x  # the graph context writes out unwritten transposes
+
     def cast(self, x: Value, dtype: str) -> Value:
+        if getattr(x, "source", None) is not None:
+            x = self.materialize(x)
         if x.dtype == dtype:
             return x
         from .elementwise import map_elementwise

@@ -20,7 +20,15 @@ from . import Context, aten, lowers, result_dtype
 
 
 def broadcast_operand(ctx: Context, x: Value, out_shape: Sequence[int]) -> tuple[Value, list[str]]:
-    """`x` reshaped to drop its broadcast unit dims, and its indexing exprs."""
+    """`x` reshaped to drop its broadcast unit dims, and its indexing exprs.
+    A not-yet-written transpose of the output's shape is read through its
+    source with permuted indexing maps (no transposed copy)."""
+    source, perm = getattr(x, "source", None), getattr(x, "perm", None)
+    if source is not None:
+        if tuple(x.shape) == tuple(out_shape):
+            inverse = [perm.index(i) for i in range(len(perm))]
+            return source, [f"d{inverse[i]}" for i in range(source.rank)]
+        x = ctx.materialize(x)
     k = len(out_shape) - x.rank
     if k < 0:
         raise ctx.fail(f"cannot broadcast {list(x.shape)} to {list(out_shape)}")
@@ -65,6 +73,13 @@ def map_elementwise(ctx: Context, inputs: Sequence[Value], out_shape: Sequence[i
 def _split(args) -> tuple[list[Value], list]:
     values = [a for a in args if isinstance(a, Value)]
     return values, list(args)
+
+
+def folds_transposes(lower):
+    """Marks a lowering whose tensor operands only reach `elementwise` /
+    `map_elementwise`: it may receive not-yet-written transposes."""
+    lower.lazy_args = True
+    return lower
 
 
 def elementwise(ctx: Context, operands: Sequence, compute: str, out_dtype: str,
@@ -183,9 +198,10 @@ def _add_lowering(sign: float):
     return lower
 
 
-lowers(aten.add.Tensor, aten.add.Scalar)(_add_lowering(1.0))
-lowers(aten.sub.Tensor, aten.sub.Scalar)(_add_lowering(-1.0))
+lowers(aten.add.Tensor, aten.add.Scalar)(folds_transposes(_add_lowering(1.0)))
+lowers(aten.sub.Tensor, aten.sub.Scalar)(folds_transposes(_add_lowering(-1.0)))
 @lowers(aten.mul.Tensor, aten.mul.Scalar)
+@folds_transposes
 def _mul(ctx: Context, node, a, b_):
     t = ctx.out_dtype
     # x * 1 (the beta and alpha of decomposed addmm): the value itself.
@@ -201,6 +217,7 @@ lowers(aten.fmod.Tensor, aten.fmod.Scalar)(_binary(lambda b, x, y, t: b.rem(x, y
 
 
 @lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
+@folds_transposes
 def _div(ctx, node, a, b_, rounding_mode=None):
     rounding_mode = node.kwargs.get("rounding_mode", rounding_mode)
     t = ctx.out_dtype
@@ -398,6 +415,7 @@ def _clamp_max(ctx, node, x, hi):
 
 
 @lowers(aten.addcmul.default)
+@folds_transposes
 def _addcmul(ctx, node, x, t1, t2, value=1):
     value = node.kwargs.get("value", value)
     t = ctx.out_dtype
@@ -407,6 +425,7 @@ def _addcmul(ctx, node, x, t1, t2, value=1):
 
 
 @lowers(aten.addcdiv.default)
+@folds_transposes
 def _addcdiv(ctx, node, x, t1, t2, value=1):
     value = node.kwargs.get("value", value)
     t = ctx.out_dtype
