@@ -56,8 +56,8 @@ std::string alternatives(const ProgramReport &program) {
       parts.push_back(backend + " illegal: " + cost.text);
       continue;
     }
-    parts.push_back(backend + " " + formatSeconds(cost.seconds) + ", " +
-                    formatJoules(cost.joules) +
+    parts.push_back(backend + " " + secondsText(cost.seconds) + ", " +
+                    joulesText(cost.joules) +
                     (cost.weightUpdate == hwcore::WeightUpdate::none
                          ? ""
                          : std::string(" (") +
@@ -82,10 +82,10 @@ json::Value scriptData(const PartitionReport &report) {
         break;
       json::Object costs;
       for (const BackendCost &cost : region.costs)
-        costs[hwcore::backendName(cost.backend)] = json::Object{
-            {"legal", cost.legal},
-            {"text", formatSeconds(cost.legal ? cost.seconds : NAN)},
-            {"reason", cost.legal ? std::string() : cost.text}};
+        costs[hwcore::backendName(cost.backend)] =
+            json::Object{{"legal", cost.legal},
+                         {"text", secondsText(cost.legal ? cost.seconds : NAN)},
+                         {"reason", cost.legal ? std::string() : cost.text}};
       const std::optional<RegionFeatures> &fe = region.features;
       regions.push_back(json::Object{
           {"id", region.id},
@@ -193,21 +193,21 @@ void writeTotals(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
         "energy (modelled)</th></tr>\n";
   for (const StrategyTotals &t : f.strategies)
     os << "<tr><td class=\"l\">" << escapeHtml(hwcore::strategyName(t.strategy))
-       << "</td><td>" << formatSeconds(t.seconds) << "</td><td>"
-       << formatJoules(t.joules) << "</td></tr>\n";
+       << "</td><td>" << secondsText(t.seconds) << "</td><td>"
+       << joulesText(t.joules) << "</td></tr>\n";
   std::string objective = hwcore::objectiveName(f.objective);
   os << "<tr><td class=\"l\">lower bound (" << escapeHtml(objective)
      << ")</td><td colspan=\"2\">"
-     << (f.objective == hwcore::Objective::energy ? formatJoules(f.lowerBound)
+     << (f.objective == hwcore::Objective::energy ? joulesText(f.lowerBound)
          : f.objective == hwcore::Objective::edp
              ? std::string(llvm::formatv("{0:e3} J s", f.lowerBound))
-             : formatSeconds(f.lowerBound))
+             : secondsText(f.lowerBound))
      << llvm::formatv(", chosen plan within {0:f2}% of it", f.gapPercent)
      << "</td></tr></table>\n";
   os << "<p class=\"note\">Energy of the chosen plan (modelled): programs "
-     << formatJoules(f.programJoules) << ", boundaries "
-     << formatJoules(f.boundaryJoules) << ", static "
-     << formatJoules(f.staticJoules) << ", idle " << formatJoules(f.idleJoules)
+     << joulesText(f.programJoules) << ", boundaries "
+     << joulesText(f.boundaryJoules) << ", static "
+     << joulesText(f.staticJoules) << ", idle " << joulesText(f.idleJoules)
      << llvm::formatv("; average power {0:f2} W", f.averagePower())
      << (f.powerCap > 0
              ? std::string(llvm::formatv("; power cap {0:f2} W", f.powerCap))
@@ -232,11 +232,11 @@ void writePrograms(size_t index, const FunctionReport &f,
        << ";padding:0 6px\">" << escapeHtml(hwcore::backendName(p.backend))
        << "</span></td><td>" << p.regions.size() << "</td><td class=\"l\">"
        << escapeHtml(programPhases(f, p)) << "</td><td>"
-       << formatSeconds(p.seconds) << "</td><td>"
-       << formatJoules(p.joules + p.hostJoules) << "</td><td>"
-       << formatSeconds(p.launch) << "</td><td>" << formatSeconds(p.compute)
-       << "</td><td>" << formatSeconds(p.memory) << "</td><td>"
-       << formatSeconds(p.weights) << "</td><td class=\"l\">"
+       << secondsText(p.seconds) << "</td><td>"
+       << joulesText(p.joules + p.hostJoules) << "</td><td>"
+       << secondsText(p.launch) << "</td><td>" << secondsText(p.compute)
+       << "</td><td>" << secondsText(p.memory) << "</td><td>"
+       << secondsText(p.weights) << "</td><td class=\"l\">"
        << escapeHtml(hwcore::weightUpdateName(p.weightUpdate))
        << (p.weightBytes > 0 ? " (" + formatBytes(double(p.weightBytes)) + ")"
                              : std::string())

@@ -19,10 +19,10 @@ namespace hwreport::html {
 
 /// The page's units (HwAgent/Report/Format.h).
 using hwreport::formatBytes;
-inline std::string formatSeconds(double s) {
+inline std::string secondsText(double s) {
   return hwreport::formatScaled(s, "s", 2);
 }
-inline std::string formatJoules(double j) {
+inline std::string joulesText(double j) {
   return hwreport::formatScaled(j, "J", 3);
 }
 

@@ -113,13 +113,13 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
     double predicted = s.predicted / double(s.n);
     os << "<tr><td>" << key.first << "</td><td class=\"l\">"
        << escapeHtml(key.second) << "</td><td>" << s.n << "</td><td>"
-       << formatSeconds(mean) << "</td><td class=\"l\">"
+       << secondsText(mean) << "</td><td class=\"l\">"
        << (s.simulated ? "simulated" : "measured") << "</td><td>"
-       << formatSeconds(predicted) << "</td><td>"
+       << secondsText(predicted) << "</td><td>"
        << (predicted > 0
                ? std::string(llvm::formatv("{0:f2}", mean / predicted))
                : std::string("-"))
-       << "</td><td>" << formatJoules(s.joules / double(s.n)) << "</td></tr>\n";
+       << "</td><td>" << joulesText(s.joules / double(s.n)) << "</td></tr>\n";
   }
   os << "</table>\n";
 }
