@@ -18,9 +18,9 @@
 
 #include "AdaptiveDriver.h"
 
+#include "Driver/InitAll.h"
 #include "HwAgent/Analysis/ModelTable.h"
 #include "HwAgent/Core/Target.h"
-#include "HwAgent/Tools/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_rt.h"
 

@@ -14,7 +14,7 @@
 
 #include "SyntheticGraph.h"
 
-#include "HwAgent/Tools/InitAll.h"
+#include "Driver/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"

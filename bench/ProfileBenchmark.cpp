@@ -14,8 +14,8 @@
 
 #include "SyntheticGraph.h"
 
+#include "Driver/InitAll.h"
 #include "HwAgent/IR/HwAgentOps.h"
-#include "HwAgent/Tools/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -21,8 +21,8 @@
 
 #include "AdaptiveDriver.h"
 
+#include "Driver/InitAll.h"
 #include "HwAgent/Core/Target.h"
-#include "HwAgent/Tools/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HwAgent/Tools/TrainingRunner.h"
+#include "Driver/TrainingRunner.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

@@ -2,7 +2,7 @@
 
 #include "SyntheticGraph.h"
 
-#include "HwAgent/Tools/InitAll.h"
+#include "Driver/InitAll.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 

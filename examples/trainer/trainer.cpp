@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_tensor_file.h"
 
 #include <cmath>
 #include <cstdint>

@@ -94,7 +94,7 @@ bool resolve(RawBackend &raw, size_t index, int64_t version,
   std::optional<BackendKind> kind = parseBackendName(raw.backend);
   if (!kind) {
     error = path + ".backend: unknown backend '" + raw.backend +
-            "' (expected cpu, ane or gpu)";
+            "' (expected " + backendNames() + ")";
     return false;
   }
   d.kind = *kind;

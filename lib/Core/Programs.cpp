@@ -52,23 +52,32 @@ double StepPlan::boundarySecondsOf(unsigned p) const {
   return total;
 }
 
+PowerModel hwcore::powerModel(const StepGraph &graph) {
+  PowerModel power;
+  power.staticPower = graph.staticPower;
+  for (const BackendDescription &backend : graph.backends) {
+    unsigned b = index(backend.kind);
+    power.present[b] = true;
+    power.idle[b] = backend.idlePower;
+    power.running[b] = runningPower(backend);
+  }
+  const BackendDescription &host = graph.backends[graph.hostLabel];
+  power.host = host.kind;
+  power.boundary = boundaryPower(host);
+  power.boundaryPerByte = boundaryJoulesPerByte(host);
+  return power;
+}
+
 EnergyParts hwcore::detail::stepEnergy(const StepGraph &graph, double seconds,
                                        double programJoules,
                                        double boundarySeconds,
                                        double crossingBytes,
                                        const std::vector<double> &busy) {
-  EnergyParts parts;
-  parts.programs = programJoules;
-  const BackendDescription &host = graph.backends[graph.hostLabel];
-  parts.boundaries = boundarySeconds * boundaryPower(host) +
-                     boundaryJoulesPerByte(host) * crossingBytes;
-  parts.statics = graph.staticPower * seconds;
-  for (unsigned l = 0; l < graph.numLabels(); ++l) {
-    double running = busy[l] + (l == graph.hostLabel ? boundarySeconds : 0);
-    parts.idle +=
-        graph.backends[l].idlePower * std::max(0.0, seconds - running);
-  }
-  return parts;
+  std::array<double, kNumBackendKinds> byBackend{};
+  for (unsigned l = 0; l < graph.numLabels(); ++l)
+    byBackend[index(graph.backends[l].kind)] += busy[l];
+  return hwcore::stepEnergy(powerModel(graph), seconds, programJoules,
+                            boundarySeconds, crossingBytes, byBackend);
 }
 
 void hwcore::detail::priceEnergy(const StepGraph &graph, StepPlan &plan) {
@@ -95,24 +104,7 @@ void hwcore::detail::priceEnergy(const StepGraph &graph, StepPlan &plan) {
 
 double hwcore::objectiveValue(const StepGraph &graph, double seconds,
                               double joules) {
-  if (!std::isfinite(seconds))
-    return kInf;
-  double value = seconds;
-  switch (graph.objective) {
-  case Objective::time:
-    break;
-  case Objective::energy:
-    value = joules;
-    break;
-  case Objective::edp:
-    value = joules * seconds;
-    break;
-  }
-  // Over the cap: ranked by the relative excess, above every placement
-  // under it (a multiple of kOverCap, so that the excess stays visible).
-  if (graph.powerCap > 0 && seconds > 0 && joules / seconds > graph.powerCap)
-    return kOverCap * (joules / seconds / graph.powerCap);
-  return value;
+  return objectiveValue(graph.objective, graph.powerCap, seconds, joules);
 }
 
 StepPlan hwcore::evaluatePlan(const StepGraph &graph,

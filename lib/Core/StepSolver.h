@@ -25,15 +25,10 @@
 
 namespace hwcore::detail {
 
-/// Joules of a step by part (docs/cost-model.md "Energy").
-struct EnergyParts {
-  double programs = 0, boundaries = 0, statics = 0, idle = 0;
-  double total() const { return programs + boundaries + statics + idle; }
-};
-/// The step's energy from its seconds, its programs' joules, its boundary
-/// seconds and the bytes crossing between labels, and the seconds each
-/// label's programs run (`busy`, one per label; the host's boundaries are
-/// added here).
+/// The step's energy (hwcore::stepEnergy, Energy.h) from its seconds, its
+/// programs' joules, its boundary seconds and the bytes crossing between
+/// labels, and the seconds each label's programs run (`busy`, one per
+/// label; the host's boundaries are added there).
 EnergyParts stepEnergy(const StepGraph &graph, double seconds,
                        double programJoules, double boundarySeconds,
                        double crossingBytes, const std::vector<double> &busy);

@@ -1,4 +1,4 @@
-//===- Vocabulary.cpp - hwagent's words, rooted in the C ABI --------------===//
+//===- Vocabulary.cpp - hwagent's words, declared once --------------------===//
 
 #include "HwAgent/Core/Vocabulary.h"
 
@@ -8,9 +8,25 @@
 using namespace hwcore;
 
 namespace {
-constexpr const char *kBackendNames[] = {"cpu", "ane", "gpu"};
-static_assert(std::size(kBackendNames) == kNumBackendKinds,
-              "a name per backend of hwagent_rt.h");
+/// One row per backend: its name and the colour reports draw it in. The
+/// array's size is the vocabulary's: a backend without a row does not
+/// compile.
+struct BackendWords {
+  const char *name;
+  const char *color;
+};
+constexpr std::array<BackendWords, kNumBackendKinds> kBackends = {{
+    {"cpu", "#8ecae6"},
+    {"ane", "#f4a261"},
+    {"gpu", "#90be6d"},
+}};
+constexpr bool allNamed() {
+  for (const BackendWords &words : kBackends)
+    if (!words.name || !words.color)
+      return false;
+  return true;
+}
+static_assert(allNamed(), "a name and a colour per backend");
 constexpr const char *kWorkKindNames[] = {
     "conv",          "depthwise", "matmul",        "elementwise",  "reduction",
     "normalization", "pooling",   "data_movement", "control_flow", "opaque"};
@@ -41,6 +57,7 @@ constexpr const char *kWeightUpdateNames[] = {"none", "input", "recompile",
 static_assert(std::size(kWeightUpdateNames) == kNumWeightUpdates, "names");
 constexpr const char *kThermalNames[] = {"nominal", "fair", "serious",
                                          "critical"};
+static_assert(std::size(kThermalNames) == kNumThermalStates, "names");
 
 template <typename Enum, size_t N>
 std::optional<Enum> lookup(const char *const (&names)[N],
@@ -58,10 +75,29 @@ const char *nameOf(const char *const (&names)[N], size_t i) {
 } // namespace
 
 const char *hwcore::backendName(BackendKind kind) {
-  return nameOf(kBackendNames, index(kind));
+  return index(kind) < kNumBackendKinds ? kBackends[index(kind)].name
+                                        : "unknown";
 }
 std::optional<BackendKind> hwcore::parseBackendName(std::string_view name) {
-  return lookup<BackendKind>(kBackendNames, name);
+  for (BackendKind kind : kAllBackends)
+    if (name == kBackends[index(kind)].name)
+      return kind;
+  return std::nullopt;
+}
+std::string hwcore::backendNames(std::string_view separator,
+                                 std::string_view last) {
+  std::string names;
+  for (unsigned b = 0; b < kNumBackendKinds; ++b) {
+    if (b)
+      names += b + 1 == kNumBackendKinds ? last : separator;
+    names += kBackends[b].name;
+  }
+  return names;
+}
+
+const char *hwcore::backendColor(BackendKind kind) {
+  return index(kind) < kNumBackendKinds ? kBackends[index(kind)].color
+                                        : kHostColor;
 }
 const char *hwcore::workKindName(WorkKind kind) {
   return nameOf(kWorkKindNames, index(kind));
@@ -118,6 +154,7 @@ hwcore::parseThermalStateName(std::string_view name) {
 }
 double hwcore::thermalFactor(ThermalState state) {
   static constexpr double factors[] = {1.0, 1.1, 1.5, 3.0};
+  static_assert(std::size(factors) == kNumThermalStates, "a factor per state");
   unsigned i = static_cast<unsigned>(state);
   return i < std::size(factors) ? factors[i] : 1.0;
 }

@@ -131,30 +131,26 @@ const Pricing &Pricing::time() {
 }
 
 Pricing Pricing::energy(const Model &model) {
-  const hwagent_power_info_t &w = model.power;
-  double idle = 0;
-  for (int b = 0; b < kNumBackends; ++b)
-    idle += w.idle[b];
-  // Over a second of anything the static power and every idle backend's
-  // power are drawn, except the running one's idle power.
-  auto others = [&](int running) {
-    return w.static_power + idle - w.idle[running];
-  };
+  // The core's step energy as a price per second of each backend's work
+  // (its running power, the static power and every other backend's idle
+  // power) and per boundary: what Session::endStep accounts
+  // (hwcore::stepEnergy) when the programs run one after another.
+  const hwcore::PowerModel &power = model.powerModel;
   Pricing p;
   p.unit = "J";
   p.better = "lower predicted step energy";
-  for (int b = 0; b < kNumBackends; ++b) {
-    p.perSecond[b] = w.running[b] + others(b);
+  for (hwcore::BackendKind kind : hwcore::kAllBackends) {
+    p.perSecond[hwcore::index(kind)] = power.marginalWatts(kind);
     // Builds and weight moves run on the host.
-    p.switchPerSecond[b] =
-        w.running[HWAGENT_BACKEND_CPU] + others(HWAGENT_BACKEND_CPU);
+    p.switchPerSecond[hwcore::index(kind)] =
+        power.marginalWatts(hwcore::BackendKind::cpu);
   }
   p.fixed.resize(model.programs.size() * kNumBackends);
   for (size_t i = 0; i < model.programs.size(); ++i)
     for (int b = 0; b < kNumBackends; ++b)
       p.fixed[i * kNumBackends + b] = model.programs[i].fixed_joules[b];
-  p.boundaryPerSecond = w.boundary + others(HWAGENT_BACKEND_CPU);
-  p.perCrossingByte = w.boundary_per_byte;
+  p.boundaryPerSecond = power.boundaryMarginalWatts();
+  p.perCrossingByte = power.boundaryPerByte;
   return p;
 }
 
@@ -229,7 +225,7 @@ double bestStepTime(const Model &table,
 }
 
 bool SwitchCosts::fits(const std::vector<int32_t> &to) const {
-  int64_t needed[kNumBackends] = {0, 0, 0};
+  int64_t needed[kNumBackends] = {};
   for (size_t p = 0; p < to.size(); ++p)
     if (!(*built)[p * kNumBackends + to[p]])
       ++needed[to[p]];
@@ -259,7 +255,7 @@ GainEstimate estimateGain(const Model &table, const OnlineModel &model,
         model.backendOffset(b).variance + model.regionDeviation(p, b).variance;
     return separate > 0 ? model.get(p, b).variance / separate : 0.0;
   };
-  double coefficient[kNumBackends] = {0, 0, 0};
+  double coefficient[kNumBackends] = {};
   double variance = 0;
   for (size_t p = 0; p < from.size(); ++p) {
     if (from[p] == to[p])
@@ -319,39 +315,78 @@ static double movedNoise(const OnlineModel &model,
   return m;
 }
 
-Decision decide(const Model &table, const OnlineModel &model,
-                const std::vector<int32_t> &current, const SwitchCosts &costs,
-                const AdaptiveParameters &params, double probeCredit,
-                bool rateLimited, const Pricing &pricing) {
+namespace {
+/// One step-end decision (decide): the proposal within the compile limits,
+/// whether switching to it clears every bar, and otherwise which probe is
+/// worth its cost.
+class Decider {
+public:
+  Decider(const Model &table, const OnlineModel &model,
+          const std::vector<int32_t> &current, const SwitchCosts &costs,
+          const AdaptiveParameters &params, const Pricing &pricing)
+      : table(table), model(model), current(current), costs(costs),
+        params(params), pricing(pricing),
+        horizon(std::max(params.horizon, 1.0)),
+        forbidden(table.programs.size() * kNumBackends, false) {
+    decision.backends = current;
+  }
+
+  /// The best placement whose builds fit the compile limits; false when
+  /// no placement is legal.
+  bool propose();
+  /// Switches when the gain is large, certain and backed by recent
+  /// measurements; otherwise says why not. True when decided.
+  bool judgeSwitch();
+  /// The probe whose expected value over the horizon beats its cost by the
+  /// most, when `credit` covers it.
+  void chooseProbe(double credit, bool rateLimited);
+
   Decision decision;
-  decision.backends = current;
-  double horizon = std::max(params.horizon, 1.0);
-  // A placement's cost per step with its one-time switching costs spread
-  // over the horizon; a variant past the compile limit is illegal.
-  auto amortized = [&](size_t p, int b, double scale) {
-    if (!costs.canRun(p, b))
+
+private:
+  /// A placement's cost per step with its one-time switching costs spread
+  /// over the horizon; a variant past the compile limit (or forbidden
+  /// while fitting the limits) is illegal.
+  double allowed(size_t p, int b, double scale) const {
+    if (forbidden[p * kNumBackends + b] || !costs.canRun(p, b))
       return hwcore::kIllegal;
     return pricing.program(p, b, model.get(p, b).seconds() * scale) +
            pricing.switching(b, costs.move(p, current[p], b)) / horizon;
-  };
+  }
+  double threshold(const GainEstimate &g) const {
+    return std::max(params.minRelativeGain * g.from, g.switchCost / horizon);
+  }
+  /// The candidates of a probe: the proposal and, per backend, the best
+  /// placement with its estimates at their optimistic bound.
+  std::vector<std::vector<int32_t>> probeCandidates(bool rateLimited);
+
+  const Model &table;
+  const OnlineModel &model;
+  const std::vector<int32_t> &current;
+  const SwitchCosts &costs;
+  const AdaptiveParameters &params;
+  const Pricing &pricing;
+  double horizon;
+  std::vector<bool> forbidden;
+  std::vector<int32_t> proposed;
+  GainEstimate gain;
+  bool fits = false, unmeasured = false;
+};
+} // namespace
+
+bool Decider::propose() {
   // Under a compile limit the solver may want more builds than are left:
   // the build that saves least is forbidden and the problem re-solved until
   // the proposal fits.
-  std::vector<bool> forbidden(table.programs.size() * kNumBackends, false);
-  auto allowed = [&](size_t p, int b, double scale) {
-    return forbidden[p * kNumBackends + b] ? hwcore::kIllegal
-                                           : amortized(p, b, scale);
-  };
-  std::vector<int32_t> proposed;
   for (;;) {
     if (std::isinf(bestStepTime(
             table, [&](size_t p, int b) { return allowed(p, b, 1.0); }, 1.0,
             &proposed, pricing))) {
       decision.reason = "no legal assignment";
-      return decision;
+      return false;
     }
     if (costs.fits(proposed))
-      break;
+      return true;
     int worst = -1;
     double worstSaving = 0;
     for (size_t p = 0; p < proposed.size(); ++p) {
@@ -367,10 +402,10 @@ Decision decide(const Model &table, const OnlineModel &model,
     }
     forbidden[worst * kNumBackends + proposed[worst]] = true;
   }
-  auto threshold = [&](const GainEstimate &g) {
-    return std::max(params.minRelativeGain * g.from, g.switchCost / horizon);
-  };
-  GainEstimate g =
+}
+
+bool Decider::judgeSwitch() {
+  const GainEstimate &g = gain =
       estimateGain(table, model, current, proposed, costs, pricing);
   decision.currentCost = g.from;
   decision.proposedCost = g.to;
@@ -378,10 +413,9 @@ Decision decide(const Model &table, const OnlineModel &model,
   decision.gainStdDev = g.stdDev;
   decision.switchCost = g.switchCost;
   bool differs = proposed != current;
-  bool fits = differs && costs.fits(proposed);
+  fits = differs && costs.fits(proposed);
   double relativeVariance =
       movedRelativeVariance(model, current, proposed, g, pricing);
-  bool unmeasured = false;
   if (!differs || g.gain <= 0) {
     decision.reason = "the current assignment is still the best";
   } else if (!fits) {
@@ -401,27 +435,21 @@ Decision decide(const Model &table, const OnlineModel &model,
     unmeasured = true;
   } else {
     decision.action = Decision::switchTo;
-    decision.backends = std::move(proposed);
+    decision.backends = proposed;
     decision.reason = pricing.better;
-    return decision;
+    return true;
   }
-  if (probeCredit < 0)
-    return decision;
+  return false;
+}
 
-  // Value of information: the candidates are the proposal and, per backend,
-  // the best placement with that backend's estimates at their optimistic
-  // bound (what a slowdown nobody re-measured might have become). A probe
-  // runs the candidate for one step; its value is the expected gain beyond
-  // the switching threshold over the horizon (it is switched to when the
-  // measurement confirms it), its cost the step's expected extra time plus
-  // switching there and back.
+std::vector<std::vector<int32_t>> Decider::probeCandidates(bool rateLimited) {
   std::vector<std::vector<int32_t>> candidates;
   if (fits)
     candidates.push_back(proposed);
   // Between rate-limited probes only the proposal that every test but a
   // recent measurement passes is probed (the switch waits on it alone).
   if (rateLimited && !unmeasured)
-    return decision;
+    return {};
   for (int b = 0; b < kNumBackends && !rateLimited; ++b) {
     std::vector<int32_t> optimistic;
     auto cost = [&](size_t p, int c) {
@@ -438,8 +466,16 @@ Decision decide(const Model &table, const OnlineModel &model,
         candidates.end())
       candidates.push_back(std::move(optimistic));
   }
-  double bestNet = params.minRelativeGain * g.from;
-  for (std::vector<int32_t> &candidate : candidates) {
+  return candidates;
+}
+
+void Decider::chooseProbe(double credit, bool rateLimited) {
+  // Value of information: a probe runs the candidate for one step; its
+  // value is the expected gain beyond the switching threshold over the
+  // horizon (it is switched to when the measurement confirms it), its cost
+  // the step's expected extra time plus switching there and back.
+  double bestNet = params.minRelativeGain * gain.from;
+  for (std::vector<int32_t> &candidate : probeCandidates(rateLimited)) {
     GainEstimate q =
         estimateGain(table, model, current, candidate, costs, pricing);
     // One probe measures the moved programs once: the gain's spread after
@@ -462,7 +498,7 @@ Decision decide(const Model &table, const OnlineModel &model,
     // counted: it rests on the estimate the probe is there to check) and
     // switching there and back.
     double cost = std::max(0.0, -q.gain) + q.switchCost + back;
-    if (value - cost <= bestNet || cost > probeCredit)
+    if (value - cost <= bestNet || cost > credit)
       continue;
     bestNet = value - cost;
     decision.action = Decision::probe;
@@ -475,7 +511,16 @@ Decision decide(const Model &table, const OnlineModel &model,
     decision.probeCost = cost;
     decision.reason = "the expected gain of knowing exceeds the probe's cost";
   }
-  return decision;
+}
+
+Decision decide(const Model &table, const OnlineModel &model,
+                const std::vector<int32_t> &current, const SwitchCosts &costs,
+                const AdaptiveParameters &params, double probeCredit,
+                bool rateLimited, const Pricing &pricing) {
+  Decider decider(table, model, current, costs, params, pricing);
+  if (decider.propose() && !decider.judgeSwitch() && probeCredit >= 0)
+    decider.chooseProbe(probeCredit, rateLimited);
+  return std::move(decider.decision);
 }
 
 } // namespace hwagent_rt

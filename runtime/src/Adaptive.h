@@ -103,8 +103,8 @@ private:
   std::vector<double> logPredicted;
   std::vector<Estimate> deviation;
   Estimate offset[kNumBackends];
-  double baseline[kNumBackends] = {0, 0, 0};
-  double noise[kNumBackends] = {0, 0, 0};
+  double baseline[kNumBackends] = {};
+  double noise[kNumBackends] = {};
   int64_t changeCount = 0;
   /// Per region and backend, the last measurement (log) and the step
   /// (`tick`, advanced by advance()) it was made at.
@@ -120,12 +120,12 @@ private:
 /// and a power cap are optimized (Controller.cpp). docs/adaptive.md
 /// "Objectives".
 struct Pricing {
-  double perSecond[kNumBackends] = {1, 1, 1};
+  PerBackend<double> perSecond = hwcore::perBackend(1.0);
   /// Per program and backend (empty: none).
   std::vector<double> fixed;
   double boundaryPerSecond = 1, perCrossingByte = 0;
   /// Per second of switching (builds, weight moves) onto each backend.
-  double switchPerSecond[kNumBackends] = {1, 1, 1};
+  PerBackend<double> switchPerSecond = hwcore::perBackend(1.0);
   /// "s" or "J".
   const char *unit = "s";
   /// The reason a switch to a cheaper placement gives.
@@ -171,7 +171,7 @@ struct SwitchCosts {
   /// Per program and backend: a variant exists.
   const std::vector<bool> *built = nullptr;
   /// Compiles still allowed per backend (< 0: no limit).
-  int64_t compilesLeft[kNumBackends] = {-1, -1, -1};
+  PerBackend<int64_t> compilesLeft = hwcore::perBackend<int64_t>(-1);
 
   bool canRunBuilt(unsigned p, int b) const {
     return (*built)[p * kNumBackends + b];

@@ -1,8 +1,8 @@
 //===- CApi.cpp - the C ABI of libhwagent_rt ------------------------------===//
 //
 // Thin shims from hwagent_rt.h onto hwagent_rt::Session. Failures return a
-// status code and leave their message for hwagent_error_message(); the
-// library never prints.
+// status code and leave their message for hwagent_error_message()
+// (Errors.cpp); the library never prints.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +10,8 @@
 #include "hwagent_rt/hwagent_rt.h"
 
 #include "Errors.h"
-#include "HwAgent/Core/Vocabulary.h"
 #include "Session.h"
+#include "Vocabulary.h"
 
 #include <atomic>
 #include <chrono>
@@ -20,35 +20,6 @@
 struct hwagent_session {
   std::unique_ptr<hwagent_rt::Session> impl;
 };
-
-namespace {
-thread_local std::string lastError;
-} // namespace
-
-hwagent_status_t hwagent_rt::fail(hwagent_status_t code, std::string message) {
-  lastError = std::move(message);
-  return code;
-}
-
-hwagent_status_t hwagent_rt::report(const absl::Status &status) {
-  if (status.ok())
-    return HWAGENT_OK;
-  hwagent_status_t code = HWAGENT_INVALID_ARGUMENT;
-  switch (status.code()) {
-  case absl::StatusCode::kFailedPrecondition:
-    code = HWAGENT_VERSION_MISMATCH;
-    break;
-  case absl::StatusCode::kNotFound:
-    code = HWAGENT_NOT_FOUND;
-    break;
-  case absl::StatusCode::kUnavailable:
-    code = HWAGENT_IO_ERROR;
-    break;
-  default:
-    break;
-  }
-  return fail(code, std::string(status.message()));
-}
 
 using hwagent_rt::fail;
 using hwagent_rt::report;
@@ -88,8 +59,6 @@ static uint32_t copyOut(const std::vector<T> &all, T *out, uint32_t capacity) {
 extern "C" {
 
 uint32_t hwagent_rt_api_version(void) { return HWAGENT_RT_API_VERSION; }
-
-const char *hwagent_error_message(void) { return lastError.c_str(); }
 
 const char *hwagent_backend_name(int32_t backend) {
   if (backend < 0 || backend >= HWAGENT_NUM_BACKENDS)

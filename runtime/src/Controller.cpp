@@ -10,7 +10,7 @@
 
 #include "Session.h"
 
-#include "HwAgent/Core/Programs.h"
+#include "HwAgent/Core/Energy.h"
 #include "HwAgent/Core/Solver.h"
 
 #include <cmath>
@@ -21,7 +21,7 @@ void Session::adaptAtStepEnd(int64_t step) {
   if (!options.adaptive)
     return;
   MutexLock lock(&adaptiveMutex);
-  bool measured[kNumBackends] = {false, false, false};
+  bool measured[kNumBackends] = {};
   learnFromCounters(measured);
   std::vector<int32_t> current = currentBackends();
   chargeProbe();
@@ -119,22 +119,6 @@ void Session::followTelemetry(int64_t step) {
   }
 }
 
-/// The objective's value of a step of `seconds` and `joules`; over the cap
-/// a placement ranks above every one under it, by its excess.
-static double objectiveValue(int32_t objective, double cap, double seconds,
-                             double joules) {
-  if (cap > 0 && seconds > 0 && joules / seconds > cap)
-    return hwcore::kOverCap * (joules / seconds / cap);
-  switch (objective) {
-  case HWAGENT_OBJECTIVE_ENERGY:
-    return joules;
-  case HWAGENT_OBJECTIVE_EDP:
-    return joules * seconds;
-  default:
-    return seconds;
-  }
-}
-
 Pricing Session::objectivePricing(const std::vector<int32_t> &current,
                                   const SwitchCosts &costs) {
   AdaptiveState &a = adaptive;
@@ -167,9 +151,11 @@ Pricing Session::objectivePricing(const std::vector<int32_t> &current,
         1.0, &placement, pricing);
     if (std::isinf(cost))
       return;
+    // The compiler's objective (hwcore::objectiveValue).
     double value =
-        objectiveValue(goal, cap, stepTime(model, placement, estimated),
-                       stepCost(model, energy, placement, estimated));
+        hwcore::objectiveValue(static_cast<hwcore::Objective>(goal), cap,
+                               stepTime(model, placement, estimated),
+                               stepCost(model, energy, placement, estimated));
     if (value < bestValue) {
       bestValue = value;
       best = pricing;
@@ -184,44 +170,120 @@ Pricing Session::objectivePricing(const std::vector<int32_t> &current,
   return best;
 }
 
+/// A new objective or cap (the OS said the machine went on battery, a
+/// low-power mode) is a change: it is logged, lifts the hysteresis and buys
+/// a probe like a detected one.
+void Session::noteGoalChange(int64_t step) {
+  AdaptiveState &a = adaptive;
+  int32_t goal = objective.load();
+  double cap = powerCap.load();
+  if (goal == a.decidedObjective && cap == a.decidedCap)
+    return;
+  if (a.decidedObjective >= 0) {
+    a.changesAtSwitch = -1;
+    ++a.goalChanges;
+    MutexLock logLock(&mutex);
+    log.write({{"type", "objective"},
+               {"step", step + 1},
+               {"objective", hwagent_objective_name(goal)},
+               {"power_cap", cap}});
+  }
+  a.decidedObjective = goal;
+  a.decidedCap = cap;
+}
+
+/// A change the model detected or telemetry announced buys one probe at
+/// once, and so does a better placement that waits only on a measurement;
+/// otherwise probes come at most every explore_every steps, paid from the
+/// credit (seconds). explore_every 0 turns probing off (-1).
+double Session::probeCredit(int64_t step, bool &rateLimited) {
+  AdaptiveState &a = adaptive;
+  bool changed = a.model.changes() != a.probedChanges ||
+                 a.goalChanges != a.probedGoalChanges;
+  rateLimited = !changed && a.lastProbe >= 0 &&
+                step - a.lastProbe < options.explore_every;
+  if (options.explore_every <= 0)
+    return -1;
+  return changed ? hwcore::kIllegal : std::max(a.exploreCredit, 0.0);
+}
+
 /// A `decision` line says why a better placement did not clear the bar; a
 /// `repartition` line records a switch (applied, or vetoed); a `probe` line
-/// a one-step probe.
+/// a one-step probe. Seconds and joules of both placements as estimated
+/// now.
+void Session::logDecision(const char *type, int64_t step,
+                          const std::vector<int32_t> &current,
+                          const Decision &decision, const Pricing &pricing,
+                          std::optional<bool> applied) {
+  AdaptiveState &a = adaptive;
+  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
+  Pricing energy = Pricing::energy(model);
+  const std::vector<int32_t> &proposal =
+      decision.proposal.empty() ? current : decision.proposal;
+  double cap = powerCap.load();
+  MutexLock logLock(&mutex);
+  Json line = {
+      {"type", type},
+      {"step", step},
+      {"objective", hwagent_objective_name(objective.load())},
+      {"current_seconds", stepTime(model, current, estimated)},
+      {"proposed_seconds", stepTime(model, proposal, estimated)},
+      {"current_joules", stepCost(model, energy, current, estimated)},
+      {"proposed_joules", stepCost(model, energy, proposal, estimated)},
+      {"current_cost", decision.currentCost},
+      {"proposed_cost", decision.proposedCost},
+      {"unit", pricing.unit},
+      {"gain_stddev", decision.gainStdDev},
+      {"switch_cost", decision.switchCost},
+      {"reason", decision.reason}};
+  if (cap > 0)
+    line["power_cap"] = cap;
+  if (decision.action == Decision::probe) {
+    line["value"] = decision.probeValue;
+    line["cost_seconds"] = decision.probeCost;
+  }
+  if (applied)
+    line["applied"] = *applied;
+  log.write(line);
+}
+
+/// Offers the switch to the trainer (which may veto it) and applies it.
+bool Session::applySwitch(int64_t step, const std::vector<int32_t> &current,
+                          const Decision &decision) {
+  AdaptiveState &a = adaptive;
+  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
+  hwagent_repartition_t event = {};
+  event.step = step;
+  event.num_programs = static_cast<uint32_t>(current.size());
+  event.old_backends = current.data();
+  event.new_backends = decision.backends.data();
+  event.current_seconds = stepTime(model, current, estimated);
+  event.proposed_seconds = stepTime(model, decision.proposal, estimated);
+  event.reason = decision.reason;
+  bool vetoed =
+      options.on_repartition &&
+      options.on_repartition(options.on_repartition_user, &event) != 0;
+  if (vetoed) {
+    ++a.regret.vetoes;
+    return false;
+  }
+  for (size_t i = 0; i < current.size(); ++i)
+    states[i].backend.store(decision.backends[i]);
+  ++a.regret.switches;
+  a.switchSteps.push_back(step);
+  a.changesAtSwitch = a.model.changes();
+  return true;
+}
+
 void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
   AdaptiveState &a = adaptive;
   std::vector<bool> built = builtVariants();
   SwitchCosts costs = switchCosts(built);
   auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
   a.exploreCredit += a.exploreBudget * stepTime(model, current, estimated);
-  // A new objective or cap (the OS said the machine went on battery, a
-  // low-power mode) is a change: it is logged, lifts the hysteresis and
-  // buys a probe like a detected one.
-  int32_t goal = objective.load();
-  double cap = powerCap.load();
-  if (goal != a.decidedObjective || cap != a.decidedCap) {
-    if (a.decidedObjective >= 0) {
-      a.changesAtSwitch = -1;
-      ++a.goalChanges;
-      MutexLock logLock(&mutex);
-      log.write({{"type", "objective"},
-                 {"step", step + 1},
-                 {"objective", hwagent_objective_name(goal)},
-                 {"power_cap", cap}});
-    }
-    a.decidedObjective = goal;
-    a.decidedCap = cap;
-  }
-  // A change the model detected or telemetry announced buys one probe at
-  // once, and so does a better placement that waits only on a measurement;
-  // otherwise probes come at most every explore_every steps, paid from the
-  // credit. explore_every 0 turns probing off.
-  double credit = -1;
-  bool changed = a.model.changes() != a.probedChanges ||
-                 a.goalChanges != a.probedGoalChanges;
-  bool rateLimited = !changed && a.lastProbe >= 0 &&
-                     step - a.lastProbe < options.explore_every;
-  if (options.explore_every > 0)
-    credit = changed ? hwcore::kIllegal : std::max(a.exploreCredit, 0.0);
+  noteGoalChange(step);
+  bool rateLimited = false;
+  double credit = probeCredit(step, rateLimited);
   // Hysteresis against flapping between near-equal placements: without a
   // detected or announced change since the last switch, another one needs
   // three times the minimum gain.
@@ -240,68 +302,18 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
                              rateLimited, pricing);
   if (decision.action == Decision::probe && perSecond > 0)
     decision.probeCost /= perSecond;
-  // Step seconds and joules of both placements as estimated now.
-  Pricing energy = Pricing::energy(model);
-  const std::vector<int32_t> &proposal =
-      decision.proposal.empty() ? current : decision.proposal;
-  double proposedSeconds = stepTime(model, proposal, estimated);
-  auto logDecision = [&](const char *type, std::optional<bool> applied) {
-    MutexLock logLock(&mutex);
-    Json line = {
-        {"type", type},
-        {"step", step},
-        {"objective", hwagent_objective_name(goal)},
-        {"current_seconds", seconds},
-        {"proposed_seconds", proposedSeconds},
-        {"current_joules", stepCost(model, energy, current, estimated)},
-        {"proposed_joules", stepCost(model, energy, proposal, estimated)},
-        {"current_cost", decision.currentCost},
-        {"proposed_cost", decision.proposedCost},
-        {"unit", pricing.unit},
-        {"gain_stddev", decision.gainStdDev},
-        {"switch_cost", decision.switchCost},
-        {"reason", decision.reason}};
-    if (cap > 0)
-      line["power_cap"] = cap;
-    if (decision.action == Decision::probe) {
-      line["value"] = decision.probeValue;
-      line["cost_seconds"] = decision.probeCost;
-    }
-    if (applied)
-      line["applied"] = *applied;
-    log.write(line);
-  };
   if (decision.action == Decision::probe) {
     probe(step, decision, current);
-    logDecision("probe", std::nullopt);
+    logDecision("probe", step, current, decision, pricing, std::nullopt);
     return;
   }
   if (!decision.switchWorthIt()) {
     if (decision.proposedCost < decision.currentCost)
-      logDecision("decision", std::nullopt);
+      logDecision("decision", step, current, decision, pricing, std::nullopt);
     return;
   }
-  hwagent_repartition_t event = {};
-  event.step = step;
-  event.num_programs = static_cast<uint32_t>(current.size());
-  event.old_backends = current.data();
-  event.new_backends = decision.backends.data();
-  event.current_seconds = seconds;
-  event.proposed_seconds = proposedSeconds;
-  event.reason = decision.reason;
-  bool vetoed =
-      options.on_repartition &&
-      options.on_repartition(options.on_repartition_user, &event) != 0;
-  if (vetoed) {
-    ++a.regret.vetoes;
-  } else {
-    for (size_t i = 0; i < current.size(); ++i)
-      states[i].backend.store(decision.backends[i]);
-    ++a.regret.switches;
-    a.switchSteps.push_back(step);
-    a.changesAtSwitch = a.model.changes();
-  }
-  logDecision("repartition", !vetoed);
+  bool applied = applySwitch(step, current, decision);
+  logDecision("repartition", step, current, decision, pricing, applied);
 }
 
 /// The programs the decision moves run there for the next step only; what

@@ -9,7 +9,7 @@
 #ifndef HWAGENT_RT_ERRORS_H
 #define HWAGENT_RT_ERRORS_H
 
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_types.h"
 
 #include "absl/status/status.h"
 
@@ -18,7 +18,8 @@
 
 namespace hwagent_rt {
 
-/// Sets the thread's message; returns `code`.
+/// Sets the thread's message; returns `code` (Errors.cpp; in the shared
+/// tensor-file library TensorFileErrors.cpp).
 hwagent_status_t fail(hwagent_status_t code, std::string message);
 /// HWAGENT_OK, or the status code and message of `status`.
 hwagent_status_t report(const absl::Status &status);

@@ -34,27 +34,8 @@ static bool physicalEnergy(double v) {
   return finiteNonNegative(v) && v <= 1e6;
 }
 
-absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
-  if (!info)
-    return absl::InvalidArgumentError("no model");
-  if (info->version != HWAGENT_MODEL_INFO_VERSION)
-    return absl::InvalidArgumentError(
-        absl::StrCat("model info version ", info->version,
-                     " is not supported (this runtime reads ",
-                     HWAGENT_MODEL_INFO_VERSION, ")"));
-  if (info->num_backends != HWAGENT_NUM_BACKENDS)
-    return absl::InvalidArgumentError(
-        absl::StrCat("model built for ", info->num_backends,
-                     " backends, this runtime has ", HWAGENT_NUM_BACKENDS));
-  if ((info->num_regions && !info->regions) ||
-      (info->num_programs && !info->programs) ||
-      (info->num_edges && !info->edges))
-    return absl::InvalidArgumentError("model info lists entries it lacks");
-  Model m;
-  m.target = info->target ? info->target : "unknown";
-  m.regions.assign(info->regions, info->regions + info->num_regions);
-  m.programs.assign(info->programs, info->programs + info->num_programs);
-  m.edges.assign(info->edges, info->edges + info->num_edges);
+/// Compile prices, compile limits and links per pair of backends.
+static absl::Status loadBackends(const hwagent_model_info_t *info, Model &m) {
   for (int a = 0; a < kNumBackends; ++a) {
     m.compile[a] = info->compile[a];
     m.compilePerByte[a] = info->compile_per_byte[a];
@@ -82,6 +63,12 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
                             l.convert_bandwidth, l.sync};
     }
   }
+  return absl::OkStatus();
+}
+
+/// Every program and region: legal where it runs, finite predictions and
+/// joules, regions where the programs say.
+static absl::Status checkPrograms(const Model &m) {
   for (size_t i = 0; i < m.programs.size(); ++i) {
     const hwagent_program_info_t &p = m.programs[i];
     auto bad = [&](const std::string &what) {
@@ -119,6 +106,11 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
       return absl::InvalidArgumentError(
           absl::StrCat("region ", i, ": flops and bytes must be >= 0"));
   }
+  return absl::OkStatus();
+}
+
+/// The power values (as the core's power model), the objective and cap.
+static absl::Status loadPower(const hwagent_model_info_t *info, Model &m) {
   m.power = info->power;
   const hwagent_power_info_t &w = info->power;
   for (int b = 0; b < kNumBackends; ++b)
@@ -131,6 +123,17 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
     return absl::InvalidArgumentError(
         "power: boundary, boundary_per_byte and static_power must be in "
         "[0, 1e6]");
+  // Every backend of the C API is priced: one the target lacks has 0 W.
+  for (hwcore::BackendKind kind : hwcore::kAllBackends) {
+    unsigned b = hwcore::index(kind);
+    m.powerModel.present[b] = true;
+    m.powerModel.idle[b] = w.idle[b];
+    m.powerModel.running[b] = w.running[b];
+  }
+  m.powerModel.boundary = w.boundary;
+  m.powerModel.boundaryPerByte = w.boundary_per_byte;
+  m.powerModel.staticPower = w.static_power;
+  m.powerModel.host = hwcore::BackendKind::cpu;
   if (info->objective < 0 || info->objective >= HWAGENT_NUM_OBJECTIVES)
     return absl::InvalidArgumentError(absl::StrCat("objective ",
                                                    info->objective,
@@ -142,6 +145,11 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
         absl::StrCat("power_cap must be in [0, 1e6] watts (0: none), got ",
                      info->power_cap));
   m.powerCap = info->power_cap;
+  return absl::OkStatus();
+}
+
+/// The boundaries and, per program, those that touch it.
+static absl::Status loadEdges(Model &m) {
   m.incident.resize(m.programs.size());
   for (size_t i = 0; i < m.edges.size(); ++i) {
     const hwagent_edge_info_t &e = m.edges[i];
@@ -157,6 +165,40 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
     if (e.to >= 0 && e.to != e.from)
       m.incident[e.to].push_back(i);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
+  if (!info)
+    return absl::InvalidArgumentError("no model");
+  if (info->version != HWAGENT_MODEL_INFO_VERSION)
+    return absl::InvalidArgumentError(
+        absl::StrCat("model info version ", info->version,
+                     " is not supported (this runtime reads ",
+                     HWAGENT_MODEL_INFO_VERSION, ")"));
+  if (info->num_backends != HWAGENT_NUM_BACKENDS)
+    return absl::InvalidArgumentError(
+        absl::StrCat("model built for ", info->num_backends,
+                     " backends, this runtime has ", HWAGENT_NUM_BACKENDS));
+  if ((info->num_regions && !info->regions) ||
+      (info->num_programs && !info->programs) ||
+      (info->num_edges && !info->edges))
+    return absl::InvalidArgumentError("model info lists entries it lacks");
+  Model m;
+  m.target = info->target ? info->target : "unknown";
+  m.regions.assign(info->regions, info->regions + info->num_regions);
+  m.programs.assign(info->programs, info->programs + info->num_programs);
+  m.edges.assign(info->edges, info->edges + info->num_edges);
+  // In the order of the struct: a model with several faults is refused for
+  // the first.
+  if (absl::Status status = loadBackends(info, m); !status.ok())
+    return status;
+  if (absl::Status status = checkPrograms(m); !status.ok())
+    return status;
+  if (absl::Status status = loadPower(info, m); !status.ok())
+    return status;
+  if (absl::Status status = loadEdges(m); !status.ok())
+    return status;
   return m;
 }
 

@@ -13,10 +13,14 @@
 
 #include "hwagent_rt/hwagent_model_info.hpp"
 
+#include "Vocabulary.h"
+
+#include "HwAgent/Core/Energy.h"
 #include "HwAgent/Core/Target.h"
 
 #include "absl/status/statusor.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +28,8 @@
 namespace hwagent_rt {
 
 constexpr int kNumBackends = HWAGENT_NUM_BACKENDS;
+/// A value per backend (hwcore::perBackend fills one).
+template <typename T> using PerBackend = std::array<T, kNumBackends>;
 
 /// The owning model info, checked, with what the step-end logic derives
 /// from it.
@@ -32,6 +38,9 @@ struct Model : OwnedModelInfo {
   hwcore::LinkDescription linkPrices[kNumBackends][kNumBackends];
   /// Per program, the edges (indices into `edges`) that touch it.
   std::vector<std::vector<uint32_t>> incident;
+  /// `power` as the core's power model: the step energy and the prices of
+  /// the objective are the compiler's formulas (HwAgent/Core/Energy.h).
+  hwcore::PowerModel powerModel;
 
   static bool legal(const hwagent_program_info_t &p, int backend) {
     return backend >= 0 && backend < kNumBackends &&
@@ -48,8 +57,9 @@ struct Model : OwnedModelInfo {
   /// Joules (modelled) of one execution of `program` on `backend` taking
   /// `seconds`: its fixed joules and the running power over its seconds.
   double programJoules(unsigned program, int backend, double seconds) const {
-    return programs[program].fixed_joules[backend] +
-           power.running[backend] * seconds;
+    return powerModel.programJoules(static_cast<hwcore::BackendKind>(backend),
+                                    programs[program].fixed_joules[backend],
+                                    seconds);
   }
 };
 

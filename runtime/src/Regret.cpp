@@ -13,6 +13,8 @@
 
 #include "Session.h"
 
+#include <functional>
+
 #include "HwAgent/Core/Solver.h"
 
 #include <algorithm>
@@ -31,16 +33,16 @@ void Session::accountStep(int64_t step, double overheadSeconds) {
   a.regret.actual_seconds += stepTime(model, ran, truthCost) + overheadSeconds;
   a.regret.actual_joules +=
       stepCost(model, Pricing::energy(model), ran, truthCost) +
-      overheadSeconds * model.power.running[HWAGENT_BACKEND_CPU];
+      model.powerModel.programJoules(hwcore::BackendKind::cpu, 0,
+                                     overheadSeconds);
   a.regret.switch_seconds += overheadSeconds;
-  double factors[kNumBackends];
+  PerBackend<double> factors;
   for (int b = 0; b < kNumBackends; ++b)
     factors[b] = scenarioFactor(b);
-  if (a.segments.empty() ||
-      !std::equal(factors, factors + kNumBackends, a.segments.back().factors)) {
+  if (a.segments.empty() || factors != a.segments.back().factors) {
     Segment segment;
     segment.start = step;
-    std::copy(factors, factors + kNumBackends, segment.factors);
+    segment.factors = factors;
     // The placement in use when the conditions changed: that of the step
     // before (the change's first step may already run on a new one).
     segment.inUse = a.segments.empty() ? currentBackends() : a.lastInUse;
@@ -67,15 +69,52 @@ void Session::accountStep(int64_t step, double overheadSeconds) {
 /// over 64 programs: the starting placement and the longest segments'), and
 /// one whose state is the placement alone over every candidate, paying a
 /// build on every entry into a variant the start did not have.
-double Session::oracleSeconds() {
-  const AdaptiveState &a = adaptive;
-  size_t n = model.programs.size();
-  std::vector<bool> initiallyBuilt(n * kNumBackends, false);
-  for (size_t p = 0; p < n; ++p) {
-    initiallyBuilt[p * kNumBackends + HWAGENT_BACKEND_CPU] = true;
-    initiallyBuilt[p * kNumBackends + a.initial[p]] = true;
+namespace {
+/// The oracle's two dynamic programs over the segments
+/// (Session::oracleSeconds), on the candidates and their tables.
+class Oracle {
+public:
+  using Truth = std::function<double(const Segment &, size_t, int)>;
+  Oracle(const Model &model, const AdaptiveState &a, Truth truth)
+      : model(model), a(a), truth(std::move(truth)), n(model.programs.size()),
+        initiallyBuilt(n * kNumBackends, false) {
+    for (size_t p = 0; p < n; ++p) {
+      initiallyBuilt[p * kNumBackends + HWAGENT_BACKEND_CPU] = true;
+      initiallyBuilt[p * kNumBackends + a.initial[p]] = true;
+    }
   }
-  std::vector<std::vector<int32_t>> candidates = {a.initial};
+
+  double seconds() {
+    collectCandidates();
+    tabulate();
+    return std::min(chargedOnEveryEntry(), buildsPaidOnce());
+  }
+
+private:
+  /// The starting placement and, per segment (longest first), its best
+  /// placement with and without the builds it needs spread over it.
+  void collectCandidates();
+  /// Per segment and candidate its steps at the segment's truth, and the
+  /// weight moves between candidates.
+  void tabulate();
+  /// Every candidate, a build paid on each entry into a new variant.
+  double chargedOnEveryEntry();
+  /// The first k candidates, builds paid once.
+  double buildsPaidOnce();
+
+  const Model &model;
+  const AdaptiveState &a;
+  Truth truth;
+  size_t n;
+  std::vector<bool> initiallyBuilt;
+  std::vector<std::vector<int32_t>> candidates;
+  std::vector<std::vector<double>> run;
+  std::vector<double> moves;
+};
+} // namespace
+
+void Oracle::collectCandidates() {
+  candidates = {a.initial};
   std::vector<size_t> order(a.segments.size());
   for (size_t s = 0; s < order.size(); ++s)
     order[s] = s;
@@ -92,40 +131,43 @@ double Session::oracleSeconds() {
   for (size_t s : order) {
     const Segment &segment = a.segments[s];
     std::vector<int32_t> best;
-    auto cost = [&](size_t p, int b) { return truthUnder(segment, p, b); };
+    auto cost = [&](size_t p, int b) { return truth(segment, p, b); };
     if (!std::isinf(bestStepTime(model, cost, 1.0, &best)))
       add(best);
     auto withBuilds = [&](size_t p, int b) {
       double build =
           initiallyBuilt[p * kNumBackends + b] ? 0 : model.buildCost(p, b);
-      return truthUnder(segment, p, b) + build / double(segment.steps);
+      return truth(segment, p, b) + build / double(segment.steps);
     };
     if (!std::isinf(bestStepTime(model, withBuilds, 1.0, &best)))
       add(best);
   }
+}
+
+void Oracle::tabulate() {
   size_t all = candidates.size();
-  // Per segment and candidate: its steps at the segment's truth.
-  std::vector<std::vector<double>> run(a.segments.size(),
-                                       std::vector<double>(all));
+  run.assign(a.segments.size(), std::vector<double>(all));
   for (size_t s = 0; s < a.segments.size(); ++s)
     for (size_t c = 0; c < all; ++c)
       run[s][c] = double(a.segments[s].steps) *
                   stepTime(model, candidates[c], [&](size_t p, int b) {
-                    return truthUnder(a.segments[s], p, b);
+                    return truth(a.segments[s], p, b);
                   });
   // Entering candidate j from candidate i with the candidates in `mask`
   // used before (i among them): weight moves from i, and builds of the
   // variants no used candidate (nor the start) has. Both are independent
   // of the segment: the moves are tabled once, the builds per mask on
   // first use.
-  std::vector<double> moves(all * all, 0.0);
+  moves.assign(all * all, 0.0);
   for (size_t i = 0; i < all; ++i)
     for (size_t j = 0; j < all; ++j)
       for (size_t p = 0; p < n; ++p)
         moves[i * all + j] +=
             model.weightMoveCost(p, candidates[i][p], candidates[j][p]);
+}
 
-  // Every candidate, a build paid on each entry into a new variant.
+double Oracle::chargedOnEveryEntry() {
+  size_t all = candidates.size();
   std::vector<double> entry(all, 0.0);
   for (size_t j = 0; j < all; ++j)
     for (size_t p = 0; p < n; ++p)
@@ -143,9 +185,11 @@ double Session::oracleSeconds() {
     }
     plain.swap(plainNext);
   }
-  double charged = *std::min_element(plain.begin(), plain.end());
+  return *std::min_element(plain.begin(), plain.end());
+}
 
-  // The first k candidates, builds paid once.
+double Oracle::buildsPaidOnce() {
+  size_t all = candidates.size();
   size_t k = std::min<size_t>(all, n > 64 ? 4 : 10);
   std::vector<double> builds(k << k, -1.0);
   auto buildsFor = [&](size_t j, uint32_t mask) {
@@ -186,7 +230,15 @@ double Session::oracleSeconds() {
       }
     best.swap(next);
   }
-  return std::min(charged, *std::min_element(best.begin(), best.end()));
+  return *std::min_element(best.begin(), best.end());
+}
+
+double Session::oracleSeconds() {
+  return Oracle(model, adaptive,
+                [this](const Segment &segment, size_t p, int b) {
+                  return truthUnder(segment, unsigned(p), b);
+                })
+      .seconds();
 }
 
 hwagent_regret_t Session::regret() {
@@ -227,8 +279,7 @@ std::vector<hwagent_event_outcome_t> Session::eventOutcomes() {
     const Segment &segment = a.segments[s];
     // The first stretch is a change only when its conditions are not the
     // nominal ones the compiler assumed (a scenario event at step 0).
-    if (s == 0 && std::all_of(segment.factors, segment.factors + kNumBackends,
-                              [](double f) { return f == 1.0; }))
+    if (s == 0 && segment.factors == hwcore::perBackend(1.0))
       continue;
     auto cost = [&](size_t p, int b) { return truthUnder(segment, p, b); };
     double inUse = stepTime(model, segment.inUse, cost);

@@ -71,6 +71,8 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
         absl::StrCat("fault_program ", options.fault_program,
                      ": the model has ", model.programs.size(), " programs"));
 
+  for (std::atomic<double> &s : slowdown)
+    s.store(1.0);
   objective.store(options.objective >= 0 ? options.objective : model.objective);
   powerCap.store(options.power_cap >= 0 ? options.power_cap : model.powerCap);
 
@@ -288,7 +290,9 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
     stepNanos[backend].fetch_add(overheadNanos, std::memory_order_relaxed);
     stepOverheadNanos.fetch_add(overheadNanos, std::memory_order_relaxed);
     stepOverheadNanojoules.fetch_add(
-        nano(overhead * model.power.running[HWAGENT_BACKEND_CPU], kMaxJoules),
+        nano(model.powerModel.programJoules(hwcore::BackendKind::cpu, 0,
+                                            overhead),
+             kMaxJoules),
         std::memory_order_relaxed);
   }
   int64_t nanos = nano(seconds, kMaxSeconds);
@@ -329,17 +333,20 @@ absl::Status Session::endStep(double loss) {
   stats.cpu_measured = options.simulate_cpu ? 0 : 1;
   stats.objective = objective.load();
   stats.power_cap = powerCap.load();
-  // Modelled energy: the programs' and switching's, the package's static
-  // power over the step and each backend's idle power while it waits.
+  // Modelled energy, the compiler's formula (hwcore::stepEnergy): the
+  // programs' and switching's, the package's static power over the step
+  // and each backend's idle power while it waits. The runtime times no
+  // boundary of its own: boundaries run inside the host's code.
   double programJoules = stepNanojoules.exchange(0) * 1e-9;
   double switchJoules = stepOverheadNanojoules.exchange(0) * 1e-9;
-  const hwagent_power_info_t &power = model.power;
-  double staticJoules = power.static_power * total, idleJoules = 0;
+  std::array<double, hwcore::kNumBackendKinds> busy{};
   for (int b = 0; b < kNumBackends; ++b)
-    idleJoules += power.idle[b] * std::max(0.0, total - perBackend[b]);
-  stats.last_program_joules = programJoules + switchJoules;
-  stats.last_step_joules =
-      stats.last_program_joules + staticJoules + idleJoules;
+    busy[b] = perBackend[b];
+  hwcore::EnergyParts energy = hwcore::stepEnergy(
+      model.powerModel, total, programJoules + switchJoules, 0, 0, busy);
+  double staticJoules = energy.statics, idleJoules = energy.idle;
+  stats.last_program_joules = energy.programs;
+  stats.last_step_joules = energy.total();
   stats.last_counter_joules = -1;
   absl::Status status = absl::OkStatus();
   {

@@ -35,6 +35,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,7 +65,7 @@ struct ProgramState {
 /// A stretch of steps under one set of scenario conditions.
 struct Segment {
   int64_t start = 0, steps = 0;
-  double factors[kNumBackends] = {1, 1, 1};
+  PerBackend<double> factors = hwcore::perBackend(1.0);
   /// The placement in use when it began (the step before it).
   std::vector<int32_t> inUse;
   /// Per program, the variants built when it began (ProgramState::built).
@@ -93,7 +94,7 @@ struct AdaptiveState {
   int64_t changesAtSwitch = 0;
   double exploreBudget = 0.02;
   /// The telemetry's log speed factor per backend the model last saw.
-  double telemetryLogFactor[kNumBackends] = {0, 0, 0};
+  double telemetryLogFactor[kNumBackends] = {};
   /// Seconds of predicted step time probes may still spend (negative: a
   /// probe cost more than the credit held, and the debt is paid first).
   double exploreCredit = 0;
@@ -201,6 +202,21 @@ private:
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   void repartition(int64_t step, const std::vector<int32_t> &current)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  void noteGoalChange(int64_t step)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  /// Seconds probes may cost now (-1: probing off; infinite: a change
+  /// buys one); `rateLimited` when the last probe was too recent.
+  double probeCredit(int64_t step, bool &rateLimited)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  void logDecision(const char *type, int64_t step,
+                   const std::vector<int32_t> &current,
+                   const Decision &decision, const Pricing &pricing,
+                   std::optional<bool> applied)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
+  /// False when the trainer vetoed it.
+  bool applySwitch(int64_t step, const std::vector<int32_t> &current,
+                   const Decision &decision)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   void probe(int64_t step, const Decision &decision,
              const std::vector<int32_t> &current)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
@@ -229,7 +245,8 @@ private:
   // Scripted scenario: per-backend slowdown and thermal state in force.
   std::vector<ScenarioEvent> scenario;
   size_t nextEvent = 0;
-  std::atomic<double> slowdown[kNumBackends] = {1.0, 1.0, 1.0};
+  /// 1 per backend from initialize() on.
+  std::atomic<double> slowdown[kNumBackends];
   std::atomic<int> thermal{-1};
 
   Mutex adaptiveMutex;

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_tensor_file.h"
 
 #include "Errors.h"
 #include "Output.h"

@@ -77,7 +77,7 @@ func.func @tiny(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf3
 // optimize it too (docs/adaptive.md "Objectives"); time and no cap leave
 // nothing.
 // RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false objective=energy power-cap=30" | FileCheck %s --check-prefix=ATTR
-// ATTR: module attributes {{{.*}}hwagent.objective = "energy", hwagent.power_cap = 3.000000e+01 : f64
+// ATTR: module attributes {{{.*}}hwagent.objective = #hwagent.objective<energy>, hwagent.power_cap = 3.000000e+01 : f64
 // RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false" | FileCheck %s --check-prefix=NOATTR
 // NOATTR-NOT: hwagent.objective
 // NOATTR-NOT: hwagent.power_cap

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HwAgent/Tools/InitAll.h"
+#include "Driver/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -1,10 +1,11 @@
-//===- AnalysisTest.cpp - lib/Analysis: hashes, signatures, model table ---===//
+//===- AnalysisTest.cpp - hashes, signatures, the model table -------------===//
+//===//
 
+#include "Driver/InitAll.h"
 #include "HwAgent/Analysis/ModelTable.h"
 #include "HwAgent/Analysis/StepSignature.h"
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/IR/HwAgentOps.h"
-#include "HwAgent/Tools/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

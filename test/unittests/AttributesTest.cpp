@@ -1,10 +1,10 @@
 //===- AttributesTest.cpp - hwagent attribute builders and accessors ------===//
 
+#include "Driver/InitAll.h"
 #include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/IR/HwAgentAttrs.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 #include "HwAgent/IR/HwAgentOps.h"
-#include "HwAgent/Tools/InitAll.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -2,6 +2,7 @@
 
 #include "Adaptive.h"
 #include "EnergyCounter.h"
+#include "HwAgent/Core/Programs.h"
 #include "ModelBuilder.h"
 #include "Telemetry.h"
 #include "hwagent_rt/hwagent_rt.h"
@@ -362,6 +363,97 @@ TEST(Energy, ScenarioObjectiveEventsParseAndErrorsNameTheLine) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("line 3: power_cap"),
             std::string::npos);
+}
+
+// One formula (HwAgent/Core/Energy.h): the partitioner's exact price of a
+// placement and the session's account of the same step, run with every time
+// simulated, agree on its seconds, its joules and its objective; so does the
+// adaptive runtime's price of the placement. No boundary costs anything here
+// (the runtime times none of its own: they run in the host's code).
+TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
+  hwcore::TargetDescription target = *hwcore::getBuiltinTarget("apple-m4");
+  hwcore::StepGraph g;
+  for (hwcore::BackendKind kind : hwcore::kAllBackends)
+    g.backends.push_back(*target.lookup(kind));
+  unsigned L = g.numLabels();
+  g.links.assign(L, std::vector<hwcore::LinkDescription>(L));
+  for (unsigned a = 0; a < L; ++a)
+    for (unsigned b = 0; b < L; ++b) {
+      g.links[a][b] = target.link(g.backends[a].kind, g.backends[b].kind);
+      g.links[a][b].sync = 0;
+    }
+  g.telemetryFactor.assign(L, 1.0);
+  g.staticPower = target.staticPower;
+  g.objective = hwcore::Objective::energy;
+  for (double seconds : {1e-3, 4e-4}) {
+    std::vector<hwcore::RegionCost> row;
+    for (hwcore::BackendKind kind : hwcore::kAllBackends) {
+      hwcore::RegionCost c;
+      c.backend = kind;
+      c.compute = c.computeInputWeights = seconds;
+      c.flops = 2000000000;
+      c.memory = c.memoryInputWeights = seconds / 4;
+      row.push_back(c);
+    }
+    g.costs.push_back(row);
+  }
+  g.edges = {{2, 0, 0, 0}, {0, 1, 0, 0}, {1, 2, 0, 0}};
+  ASSERT_EQ(g.validate(), "");
+  // Region 0 on the CPU, region 1 on the ANE: two programs.
+  hwcore::StepPlan plan = hwcore::evaluatePlan(g, {0, 1});
+  ASSERT_TRUE(plan.legal());
+  ASSERT_EQ(plan.programs.size(), 2u);
+  ASSERT_GT(plan.idleJoules, 0);
+
+  // The model info the compiler writes for it (ModelTable.cpp): each
+  // program's seconds and the joules that do not grow with them, the
+  // target's power model.
+  hwcore::PowerModel power = hwcore::powerModel(target);
+  ModelBuilder builder;
+  for (const hwcore::Program &p : plan.programs) {
+    hwcore::BackendKind kind = g.backends[p.label].kind;
+    std::array<double, 3> predicted = {p.cost.seconds, 0, 0};
+    predicted[hwcore::index(kind)] = p.cost.seconds;
+    std::array<double, 3> fixed = {};
+    fixed[hwcore::index(kind)] =
+        p.cost.joules + p.cost.hostJoules -
+        power.running[hwcore::index(kind)] * p.cost.seconds;
+    builder.program(int32_t(kind), predicted).fixedJoules(fixed);
+  }
+  builder
+      .power(power.idle, power.running, power.staticPower, power.boundary,
+             power.boundaryPerByte)
+      .objective(HWAGENT_OBJECTIVE_ENERGY);
+  hwagent_model_info_t info = builder.info();
+  hwagent_session_t *s = open(info, simulated());
+  runStep({0, 1});
+  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+  hwagent_step_stats_t step;
+  ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+  hwagent_session_destroy(s);
+  // The session counts whole nanoseconds and nanojoules per execution:
+  // within a few of them (a formula of its own, an idle or static term
+  // left out, would be off by millijoules).
+  EXPECT_NEAR(step.last_step_seconds, plan.total, 2e-9);
+  EXPECT_NEAR(step.last_step_joules, plan.joules, 1e-6);
+  EXPECT_NEAR(step.last_program_joules, plan.programJoules, 1e-6);
+  EXPECT_NEAR(hwcore::objectiveValue(hwcore::Objective::energy, 0,
+                                     step.last_step_seconds,
+                                     step.last_step_joules),
+              plan.objective, 1e-6);
+  EXPECT_GT(plan.staticJoules + plan.idleJoules, 1e-4);
+
+  // The adaptive runtime prices the placement alike.
+  Model model = *loadModel(&info);
+  std::vector<int32_t> placement = {HWAGENT_BACKEND_CPU, HWAGENT_BACKEND_ANE};
+  auto predicted = [&](size_t p, int b) {
+    return model.programs[p].predicted[b];
+  };
+  EXPECT_NEAR(stepCost(model, Pricing::energy(model), placement, predicted),
+              plan.joules, 1e-12);
+  // And a fourth backend cannot be priced 0: every backend is in the
+  // vocabulary's tables (a static_assert ties the C API's count to it).
+  EXPECT_EQ(model.powerModel.present.size(), size_t(HWAGENT_NUM_BACKENDS));
 }
 
 /// A sysfs tree of the test's own.

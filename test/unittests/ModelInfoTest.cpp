@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/InitAll.h"
+#include "Driver/Jit.h"
+#include "Driver/TrainingRunner.h"
 #include "HwAgent/Analysis/ModelTable.h"
 #include "HwAgent/Analysis/StepSignature.h"
-#include "HwAgent/Tools/InitAll.h"
-#include "HwAgent/Tools/Jit.h"
-#include "HwAgent/Tools/TrainingRunner.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/InitAll.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/IR/HwAgentOps.h"
-#include "HwAgent/Tools/InitAll.h"
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

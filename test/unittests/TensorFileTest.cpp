@@ -8,6 +8,7 @@
 
 #include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_tensor_file.h"
 
 #include <gtest/gtest.h>
 

@@ -10,11 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/Jit.h"
 #include "HwAgent/Config/TargetFile.h"
-#include "HwAgent/Tools/Jit.h"
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_tensor_file.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HwAgent/Tools/InitAll.h"
+#include "Driver/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

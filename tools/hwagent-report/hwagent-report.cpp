@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HwAgent/Config/RunReport.h"
+#include "HwAgent/ReportHtml/HtmlReport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -33,7 +33,7 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     maxGraphPrograms("max-graph-programs",
                      cl::desc("Draw the graph only up to this many programs"),
-                     cl::init(hwconfig::kMaxGraphPrograms), cl::cat(category));
+                     cl::init(hwreport::kMaxGraphPrograms), cl::cat(category));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -41,10 +41,10 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "hwagent-report: one self-contained HTML page of "
                               "a partition and a run\n");
-  hwconfig::HtmlReportInput page;
+  hwreport::HtmlReportInput page;
   page.dotProgram = dotProgram;
   page.maxGraphPrograms = maxGraphPrograms;
-  if (!hwconfig::writeRunReport(output, reportPath, logPath, std::move(page),
+  if (!hwreport::writeRunReport(output, reportPath, logPath, std::move(page),
                                 errs()))
     return 1;
   outs() << "hwagent-report: wrote " << output << "\n";

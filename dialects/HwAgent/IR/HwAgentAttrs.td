@@ -184,6 +184,17 @@ def HwAgent_CostsAttr : HwAgent_Attr<"Costs", "costs"> {
 // Target descriptions
 //===----------------------------------------------------------------------===//
 
+def HwAgent_ObjectiveAttr : EnumAttr<HwAgent_Dialect, HwAgent_ObjectiveEnum,
+                                     "objective"> {
+  let summary = "What a placement minimizes: time, energy or edp";
+  let description = [{
+    On a module after hwagent-assign-backends with `objective=energy` or
+    `edp`: `hwagent.objective = #hwagent.objective<energy>`. The lowering
+    writes it into the model info; the runtime's sessions optimize it.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def HwAgent_WeightUpdateAttr : EnumAttr<HwAgent_Dialect, HwAgent_WeightUpdateEnum,
                                         "weight_update"> {
   let summary = "How a program takes new weights every step";

@@ -40,9 +40,9 @@ def HwAgent_Dialect : Dialect {
     /// absent: every step).
     "::mlir::IntegerAttr":$update_every,
     /// What the placement minimizes when not the step time
-    /// (hwagent-assign-backends' `objective`: "energy" or "edp"); the
-    /// runtime's sessions optimize it too.
-    "::mlir::StringAttr":$objective,
+    /// (hwagent-assign-backends' `objective`: #hwagent.objective<energy>
+    /// or <edp>); the runtime's sessions optimize it too.
+    "::mlir::hwagent::ObjectiveAttr":$objective,
     /// The average watts over a step the placement keeps under
     /// (hwagent-assign-backends' `power-cap`).
     "::mlir::FloatAttr":$power_cap,
@@ -65,9 +65,9 @@ def HwAgent_Dialect : Dialect {
 }
 
 //===----------------------------------------------------------------------===//
-// Enums. Backend, WeightUpdate and Phase/OpKind take their values from the
-// runtime's C header and the core (HwAgent/Core/Vocabulary.h); the dialect
-// static_asserts that they agree (HwAgentDialect.cpp).
+// Enums. Backend, WeightUpdate, Objective and Phase/OpKind take their values
+// from the core (HwAgent/Core/Vocabulary.h, where each word is declared);
+// the dialect static_asserts that they agree (HwAgentDialect.cpp).
 //===----------------------------------------------------------------------===//
 
 def HwAgent_BackendEnum : I32EnumAttr<"Backend", "execution backend", [
@@ -114,6 +114,17 @@ def HwAgent_WeightUpdateEnum : I32EnumAttr<"WeightUpdate",
     I32EnumAttrCase<"input", 1>,
     I32EnumAttrCase<"recompile", 2>,
     I32EnumAttrCase<"reload", 3>
+  ]> {
+  let cppNamespace = "::mlir::hwagent";
+  let genSpecializedAttr = 0;
+}
+
+/// What the optimal placement minimizes (hwcore::Objective).
+def HwAgent_ObjectiveEnum : I32EnumAttr<"Objective",
+    "what the optimal placement minimizes", [
+    I32EnumAttrCase<"time", 0>,
+    I32EnumAttrCase<"energy", 1>,
+    I32EnumAttrCase<"edp", 2>
   ]> {
   let cppNamespace = "::mlir::hwagent";
   let genSpecializedAttr = 0;

@@ -13,21 +13,31 @@ using namespace mlir::hwagent;
 
 #include "HwAgent/IR/HwAgentOpsDialect.cpp.inc"
 
-// One vocabulary: the ODS enums have the values of the runtime's C header
-// and of the core, so that values cross floors by a cast.
+// One vocabulary: the ODS enums have the values of the core's (where each
+// word is declared; the runtime's C header is tied to it too), so that
+// values cross floors by a cast.
 #define HWAGENT_SAME_VALUE(ods, core)                                          \
   static_assert(static_cast<int64_t>(ods) == static_cast<int64_t>(core),       \
                 #ods " and " #core " differ")
-HWAGENT_SAME_VALUE(Backend::cpu, HWAGENT_BACKEND_CPU);
-HWAGENT_SAME_VALUE(Backend::ane, HWAGENT_BACKEND_ANE);
-HWAGENT_SAME_VALUE(Backend::gpu, HWAGENT_BACKEND_GPU);
+HWAGENT_SAME_VALUE(Backend::cpu, ::hwcore::BackendKind::cpu);
+HWAGENT_SAME_VALUE(Backend::ane, ::hwcore::BackendKind::ane);
+HWAGENT_SAME_VALUE(Backend::gpu, ::hwcore::BackendKind::gpu);
 static_assert(static_cast<unsigned>(getMaxEnumValForBackend()) + 1 ==
-                  HWAGENT_NUM_BACKENDS,
-              "a dialect Backend per hwagent_backend_t");
-HWAGENT_SAME_VALUE(WeightUpdate::none, HWAGENT_WEIGHTS_STATIC);
-HWAGENT_SAME_VALUE(WeightUpdate::input, HWAGENT_WEIGHTS_INPUT);
-HWAGENT_SAME_VALUE(WeightUpdate::recompile, HWAGENT_WEIGHTS_RECOMPILE);
-HWAGENT_SAME_VALUE(WeightUpdate::reload, HWAGENT_WEIGHTS_RELOAD);
+                  ::hwcore::kNumBackendKinds,
+              "a dialect Backend per hwcore::BackendKind");
+HWAGENT_SAME_VALUE(WeightUpdate::none, ::hwcore::WeightUpdate::none);
+HWAGENT_SAME_VALUE(WeightUpdate::input, ::hwcore::WeightUpdate::input);
+HWAGENT_SAME_VALUE(WeightUpdate::recompile, ::hwcore::WeightUpdate::recompile);
+HWAGENT_SAME_VALUE(WeightUpdate::reload, ::hwcore::WeightUpdate::reload);
+static_assert(static_cast<unsigned>(getMaxEnumValForWeightUpdate()) + 1 ==
+                  ::hwcore::kNumWeightUpdates,
+              "a dialect WeightUpdate per hwcore::WeightUpdate");
+HWAGENT_SAME_VALUE(Objective::time, ::hwcore::Objective::time);
+HWAGENT_SAME_VALUE(Objective::energy, ::hwcore::Objective::energy);
+HWAGENT_SAME_VALUE(Objective::edp, ::hwcore::Objective::edp);
+static_assert(static_cast<unsigned>(getMaxEnumValForObjective()) + 1 ==
+                  ::hwcore::kNumObjectives,
+              "a dialect Objective per hwcore::Objective");
 HWAGENT_SAME_VALUE(OpKind::conv, ::hwcore::WorkKind::conv);
 HWAGENT_SAME_VALUE(OpKind::depthwise, ::hwcore::WorkKind::depthwise);
 HWAGENT_SAME_VALUE(OpKind::matmul, ::hwcore::WorkKind::matmul);
@@ -79,12 +89,9 @@ LogicalResult HwAgentDialect::verifyOperationAttribute(Operation *op,
                       every.getValue().getSExtValue() >= 1,
                   "an integer >= 1");
   }
-  if (name == ObjectiveAttrHelper::getNameStr()) {
-    auto objective = dyn_cast<StringAttr>(attr.getValue());
-    return expect(objective && isa<ModuleOp>(op) &&
-                      ::hwcore::parseObjectiveName(objective.getValue().str()),
-                  "the name of an objective (time, energy, edp) on a module");
-  }
+  if (name == ObjectiveAttrHelper::getNameStr())
+    return expect(isa<ObjectiveAttr>(attr.getValue()) && isa<ModuleOp>(op),
+                  "a #hwagent.objective (time, energy, edp) on a module");
   if (name == PowerCapAttrHelper::getNameStr()) {
     auto cap = dyn_cast<FloatAttr>(attr.getValue());
     return expect(cap && isa<ModuleOp>(op) &&

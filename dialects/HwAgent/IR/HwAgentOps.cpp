@@ -2,6 +2,8 @@
 
 #include "HwAgent/IR/HwAgentOps.h"
 
+#include "HwAgent/Core/Vocabulary.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -22,7 +24,8 @@ static ParseResult parseBackend(OpAsmParser &parser, BackendAttr &backend) {
   std::optional<Backend> parsed = symbolizeBackend(name);
   if (!parsed)
     return parser.emitError(loc)
-           << "unknown backend '" << name << "' (expected cpu, ane or gpu)";
+           << "unknown backend '" << name << "' (expected "
+           << ::hwcore::backendNames() << ")";
   backend = BackendAttr::get(parser.getContext(), *parsed);
   return success();
 }

@@ -248,7 +248,7 @@ struct EstimateCostsPass
       if (!kind)
         return mlir::emitError(module.getLoc())
                << "hwagent-estimate-costs: unknown backend '" << name
-               << "' in backends= (expected cpu, ane or gpu)";
+               << "' in backends= (expected " << cm::backendNames() << ")";
       if (!t.lookup(*kind))
         return mlir::emitError(module.getLoc())
                << "hwagent-estimate-costs: target '" << t.name

@@ -33,7 +33,7 @@ using namespace mlir::hwagent;
 
 namespace {
 
-constexpr StringLiteral kKernelName = "hwagent_contract_f32";
+constexpr StringLiteral kKernelName = HWAGENT_CONTRACT_F32_SYMBOL;
 
 /// An index expression: constant + sum of coefficient * loop.
 struct Linear {

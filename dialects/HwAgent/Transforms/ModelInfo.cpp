@@ -1,7 +1,7 @@
 //===- ModelInfo.cpp - the model table as constant LLVM globals -----------===//
 //
 // Each array of the table becomes a constant global whose LLVM type has the
-// layout of the runtime's C struct (hwagent_rt.h); the static_asserts below
+// layout of the runtime's C struct (hwagent_abi.h); the static_asserts below
 // and those in the header pin the field order this file writes.
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +9,7 @@
 #include "LowerToRuntime.h"
 
 #include "HwAgent/Transforms/Passes.h"
+#include "hwagent_rt/hwagent_abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -260,6 +261,81 @@ static std::string emitFunctions(OpBuilder &builder, Location loc, Emitter &e,
   return "__hwagent_functions";
 }
 
+namespace {
+/// The initializer of the model global, field by field in the order of
+/// hwagent_model_info_t (static_asserts above pin it).
+struct ModelFields {
+  ModelFields(OpBuilder &ib, Location loc, Emitter &e)
+      : ib(ib), loc(loc), e(e), model(LLVM::UndefOp::create(ib, loc, e.model)) {
+  }
+
+  Value constant(Type type, Attribute value) {
+    return LLVM::ConstantOp::create(ib, loc, type, value).getResult();
+  }
+  /// The next field.
+  void insert(Value value) {
+    model = LLVM::InsertValueOp::create(ib, loc, model, value, field++);
+  }
+  /// An element of an array field (llvm.mlir.constant takes no nested
+  /// arrays).
+  void insertAt(ArrayRef<int64_t> position, Value value) {
+    model = LLVM::InsertValueOp::create(ib, loc, model, value, position);
+  }
+  void insertF64At(ArrayRef<int64_t> position, double value) {
+    insertAt(position, constant(e.f64, e.f64Attr(value)));
+  }
+  /// The address of `symbol` (null without one).
+  Value address(StringRef symbol) {
+    if (symbol.empty())
+      return LLVM::ZeroOp::create(ib, loc, e.ptr);
+    return LLVM::AddressOfOp::create(ib, loc, e.ptr, symbol);
+  }
+
+  /// Links, compile prices and limits, the power model, objective and cap.
+  void prices(const ModelTable &table, StringRef functionsSymbol);
+
+  OpBuilder &ib;
+  Location loc;
+  Emitter &e;
+  Value model;
+  int64_t field = 0;
+};
+} // namespace
+
+void ModelFields::prices(const ModelTable &table, StringRef functionsSymbol) {
+  int64_t linksField = field++;
+  for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+      const hwagent_link_info_t &l = table.links[a][b];
+      double values[] = {l.bandwidth, l.convert_bandwidth, l.sync};
+      for (int64_t f = 0; f < 3; ++f)
+        insertF64At({linksField, a, b, f}, values[f]);
+    }
+  int64_t compileField = field++;
+  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+    insertF64At({compileField, b}, table.compile[b]);
+  insert(address(functionsSymbol));
+  int64_t perByteField = field++, maxCompilesField = field++;
+  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    insertF64At({perByteField, b}, table.compilePerByte[b]);
+    insertAt({maxCompilesField, b},
+             constant(e.i64, e.i64Attr(table.maxCompiles[b])));
+  }
+  // The power model, field by field.
+  int64_t powerField = field++;
+  const hwagent_power_info_t &power = table.power;
+  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    insertF64At({powerField, 0, b}, power.idle[b]);
+    insertF64At({powerField, 1, b}, power.running[b]);
+  }
+  insertF64At({powerField, 2}, power.boundary);
+  insertF64At({powerField, 3}, power.boundary_per_byte);
+  insertF64At({powerField, 4}, power.static_power);
+  insert(constant(e.i32, e.i32Attr(table.objective)));
+  insert(constant(e.i32, e.i32Attr(0)));
+  insert(constant(e.f64, e.f64Attr(table.powerCap)));
+}
+
 void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
                             ArrayRef<StepSignature> signatures,
                             bool withInvokers) {
@@ -296,80 +372,22 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
       "__hwagent_model", Attribute());
   Block *init = builder.createBlock(&modelGlobal.getInitializerRegion());
   OpBuilder ib = OpBuilder::atBlockEnd(init);
-  Value model = LLVM::UndefOp::create(ib, loc, e.model);
-  int64_t field = 0;
-  auto insert = [&](Value value) {
-    model = LLVM::InsertValueOp::create(ib, loc, model, value, field++);
-  };
-  auto constant = [&](Type type, Attribute value) {
-    return LLVM::ConstantOp::create(ib, loc, type, value).getResult();
-  };
+  ModelFields fields(ib, loc, e);
   for (int64_t v :
        {int64_t(HWAGENT_MODEL_INFO_VERSION), int64_t(HWAGENT_NUM_BACKENDS),
         int64_t(table.regions.size()), int64_t(table.programs.size()),
         int64_t(table.edges.size()), int64_t(signatures.size())})
-    insert(constant(e.i32, e.i32Attr(v)));
-  auto address = [&](LLVM::GlobalOp global, StringRef symbol) -> Value {
-    if (!global && symbol.empty())
-      return LLVM::ZeroOp::create(ib, loc, e.ptr);
-    return LLVM::AddressOfOp::create(ib, loc, e.ptr, symbol);
-  };
-  insert(address({}, "__hwagent_target_name"));
-  insert(regionsGlobal ? address(regionsGlobal, "__hwagent_regions")
-                       : address({}, ""));
-  insert(programsGlobal ? address(programsGlobal, "__hwagent_programs")
-                        : address({}, ""));
-  insert(edgesGlobal ? address(edgesGlobal, "__hwagent_edges")
-                     : address({}, ""));
-  // The links and compile times, element by element (llvm.mlir.constant
-  // takes no nested arrays).
-  int64_t linksField = field++;
-  for (int a = 0; a < HWAGENT_NUM_BACKENDS; ++a)
-    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
-      const hwagent_link_info_t &l = table.links[a][b];
-      double values[] = {l.bandwidth, l.convert_bandwidth, l.sync};
-      for (int64_t f = 0; f < 3; ++f)
-        model = LLVM::InsertValueOp::create(
-            ib, loc, model, constant(e.f64, e.f64Attr(values[f])),
-            ArrayRef<int64_t>{linksField, a, b, f});
-    }
-  int64_t compileField = field++;
-  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
-    model = LLVM::InsertValueOp::create(
-        ib, loc, model, constant(e.f64, e.f64Attr(table.compile[b])),
-        ArrayRef<int64_t>{compileField, b});
-  insert(address({}, functionsSymbol));
-  int64_t perByteField = field++, maxCompilesField = field++;
-  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
-    model = LLVM::InsertValueOp::create(
-        ib, loc, model, constant(e.f64, e.f64Attr(table.compilePerByte[b])),
-        ArrayRef<int64_t>{perByteField, b});
-    model = LLVM::InsertValueOp::create(
-        ib, loc, model, constant(e.i64, e.i64Attr(table.maxCompiles[b])),
-        ArrayRef<int64_t>{maxCompilesField, b});
-  }
-  // The power model, field by field.
-  int64_t powerField = field++;
-  auto powerValue = [&](ArrayRef<int64_t> position, double v) {
-    model = LLVM::InsertValueOp::create(
-        ib, loc, model, constant(e.f64, e.f64Attr(v)), position);
-  };
-  const hwagent_power_info_t &power = table.power;
-  for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
-    powerValue({powerField, 0, b}, power.idle[b]);
-    powerValue({powerField, 1, b}, power.running[b]);
-  }
-  powerValue({powerField, 2}, power.boundary);
-  powerValue({powerField, 3}, power.boundary_per_byte);
-  powerValue({powerField, 4}, power.static_power);
-  insert(constant(e.i32, e.i32Attr(table.objective)));
-  insert(constant(e.i32, e.i32Attr(0)));
-  insert(constant(e.f64, e.f64Attr(table.powerCap)));
-  LLVM::ReturnOp::create(ib, loc, model);
+    fields.insert(fields.constant(e.i32, e.i32Attr(v)));
+  fields.insert(fields.address("__hwagent_target_name"));
+  fields.insert(fields.address(regionsGlobal ? "__hwagent_regions" : ""));
+  fields.insert(fields.address(programsGlobal ? "__hwagent_programs" : ""));
+  fields.insert(fields.address(edgesGlobal ? "__hwagent_edges" : ""));
+  fields.prices(table, functionsSymbol);
+  LLVM::ReturnOp::create(ib, loc, fields.model);
 
   // The accessor generated code and drivers call.
   builder.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(builder, loc, "__hwagent_model_info",
+  auto fn = func::FuncOp::create(builder, loc, HWAGENT_MODEL_INFO_SYMBOL,
                                  builder.getFunctionType({}, {e.ptr}));
   OpBuilder body = OpBuilder::atBlockEnd(fn.addEntryBlock());
   Value pointer =

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Transforms/Passes.h"
+#include "hwagent_rt/hwagent_kernels.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -37,7 +38,7 @@ namespace {
 constexpr StringLiteral kBodyPrefix = "__hwagent_par_body_";
 constexpr StringLiteral kDispatchPrefix = "__hwagent_par_dispatch_";
 constexpr StringLiteral kTrampolinePrefix = "__hwagent_par_tramp_";
-constexpr StringLiteral kRuntimeEntry = "hwagent_parallel_for";
+constexpr StringLiteral kRuntimeEntry = HWAGENT_PARALLEL_FOR_SYMBOL;
 /// Trip count assumed for a loop whose bounds are not constants.
 constexpr double kUnknownTrips = 16;
 /// Leading dimensions are collapsed into the outermost one until it has at

@@ -46,6 +46,12 @@ inline auto objectiveValues() {
       ::hwcore::objectiveDescription};
 }
 
+/// The region granularities (kAllGranularities).
+inline auto granularityValues() {
+  return VocabularyValues<Granularity, kAllGranularities.size()>{
+      kAllGranularities, granularityName, granularityDescription};
+}
+
 /// The default of hwagent-linalg-to-kernels' min-flops (and of
 /// hwagent-lower-to-llvm's and hwagent-run's kernel-min-flops).
 constexpr int64_t kDefaultKernelMinFlops = 65536;
@@ -105,11 +111,7 @@ struct PartitionBackendsOptions
                        llvm::cl::init(false)};
   Option<Granularity> granularity{
       *this, "granularity", llvm::cl::desc("Region granularity"),
-      llvm::cl::init(Granularity::Fused),
-      llvm::cl::values(
-          clEnumValN(Granularity::PerOp, "per-op", "per op"),
-          clEnumValN(Granularity::Fused, "fused", "fused"),
-          clEnumValN(Granularity::PerLayer, "per-layer", "per layer"))};
+      llvm::cl::init(Granularity::Fused), granularityValues()};
   Option<bool> training{*this, "training",
                         llvm::cl::desc("Weights change every step"),
                         llvm::cl::init(true)};

@@ -3,6 +3,7 @@
 #include "LowerToRuntime.h"
 
 #include "HwAgent/Analysis/Utils.h"
+#include "hwagent_rt/hwagent_abi.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -207,9 +208,9 @@ void hwagent::declareRuntimeCalls(ModuleOp module, SymbolTable &symbols) {
     fn.setPrivate();
     symbols.insert(fn);
   };
-  declare("hwagent_rt_select", builder.getFunctionType({i64}, {i32}));
-  declare("hwagent_rt_begin", builder.getFunctionType({i64, i32}, {}));
-  declare("hwagent_rt_end", builder.getFunctionType({i64, i32, i32}, {i32}));
+  declare(HWAGENT_SELECT_SYMBOL, builder.getFunctionType({i64}, {i32}));
+  declare(HWAGENT_BEGIN_SYMBOL, builder.getFunctionType({i64, i32}, {}));
+  declare(HWAGENT_END_SYMBOL, builder.getFunctionType({i64, i32, i32}, {i32}));
 }
 
 /// An i32 that is 1 when any float tensor among `values` holds inf or NaN:
@@ -276,7 +277,7 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
     return arith::ConstantIntOp::create(builder, loc, backend, 32);
   };
   Value selected =
-      func::CallOp::create(b, loc, "hwagent_rt_select", b.getI32Type(), id)
+      func::CallOp::create(b, loc, HWAGENT_SELECT_SYMBOL, b.getI32Type(), id)
           .getResult(0);
   Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), selected);
   SmallVector<Type> resultTypes;
@@ -285,7 +286,7 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
 
   auto runVariant = [&](OpBuilder &builder, func::FuncOp fn, int backend) {
     Value backendValue = backendConst(builder, backend);
-    func::CallOp::create(builder, loc, "hwagent_rt_begin", TypeRange{},
+    func::CallOp::create(builder, loc, HWAGENT_BEGIN_SYMBOL, TypeRange{},
                          ValueRange{id, backendValue});
     auto call = func::CallOp::create(builder, loc, fn, interface.inputs);
     return std::make_pair(call, backendValue);
@@ -293,7 +294,7 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
   auto runCpu = [&](OpBuilder &builder, int backend) -> SmallVector<Value> {
     auto [call, backendValue] = runVariant(builder, cpu, backend);
     Value zero = backendConst(builder, 0);
-    func::CallOp::create(builder, loc, "hwagent_rt_end", builder.getI32Type(),
+    func::CallOp::create(builder, loc, HWAGENT_END_SYMBOL, builder.getI32Type(),
                          ValueRange{id, backendValue, zero});
     return SmallVector<Value>(call.getResults());
   };
@@ -316,7 +317,7 @@ LogicalResult hwagent::lowerProgram(const ProgramGroup &group, int64_t program,
     auto [call, backendValue] = runVariant(cb, ane, HWAGENT_BACKEND_ANE);
     Value nonfinite = anyNonFinite(cb, loc, call.getResults());
     Value fault =
-        func::CallOp::create(cb, loc, "hwagent_rt_end", cb.getI32Type(),
+        func::CallOp::create(cb, loc, HWAGENT_END_SYMBOL, cb.getI32Type(),
                              ValueRange{id, backendValue, nonfinite})
             .getResult(0);
     Value failed = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::ne,

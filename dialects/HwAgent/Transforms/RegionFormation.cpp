@@ -31,17 +31,37 @@
 using namespace mlir;
 using namespace mlir::hwagent;
 
-std::optional<Granularity> hwagent::parseGranularity(StringRef name) {
-  return llvm::StringSwitch<std::optional<Granularity>>(name)
-      .Case("per-op", Granularity::PerOp)
-      .Case("fused", Granularity::Fused)
-      .Case("per-layer", Granularity::PerLayer)
-      .Default(std::nullopt);
+namespace {
+struct GranularityWords {
+  const char *name;
+  const char *description;
+};
+/// In the order of kAllGranularities (a granularity without a row does not
+/// compile).
+constexpr std::array<GranularityWords, kAllGranularities.size()>
+    kGranularityWords = {{
+        {"per-op", "one region per op"},
+        {"fused", "anchors with their elementwise neighbours (default)"},
+        {"per-layer", "one region per contraction and what follows it"},
+    }};
+static_assert(kGranularityWords.back().name != nullptr,
+              "a name per granularity");
+} // namespace
+
+const char *hwagent::granularityName(Granularity granularity) {
+  return kGranularityWords[static_cast<unsigned>(granularity)].name;
 }
 
-/// Results of more elements are left alone: folding them would write a
-/// large constant into the binary for what the step computes in no time.
-static constexpr int64_t kMaxFoldedElements = 64;
+const char *hwagent::granularityDescription(Granularity granularity) {
+  return kGranularityWords[static_cast<unsigned>(granularity)].description;
+}
+
+std::optional<Granularity> hwagent::parseGranularity(StringRef name) {
+  for (Granularity g : kAllGranularities)
+    if (name == granularityName(g))
+      return g;
+  return std::nullopt;
+}
 
 namespace {
 
@@ -64,11 +84,18 @@ public:
                   const RegionFormationOptions &options)
       : block(block), profiler(profiler), options(options) {}
 
+  /// The def-use DAG of the block's ops and every node its own cluster.
   void buildGraph();
   void cluster();
   LogicalResult materialize(int64_t &nextId, RegionFormationStats &stats);
 
 private:
+  /// The ops that take part, in block order, and their roles.
+  void collectNodes();
+  /// Data edges between nodes and the order of effectful ones.
+  void addEdges();
+  /// Every node a cluster of its own.
+  void initClusters();
   Role classify(Operation *op, const OpWork &work, bool effectFree);
   unsigned find(unsigned node);
   /// Merges the clusters of `a` and `b` when that keeps every cluster convex
@@ -86,7 +113,7 @@ private:
   SmallVector<Operation *> nodes;
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   SmallVector<Role> roles;
-  SmallVector<bool> movesDataOnly;
+  SmallVector<bool> movesDataOnly, effectFree;
   SmallVector<SmallVector<unsigned, 4>> succs, dataPreds, dataSuccs;
 
   // Union-find over nodes; per-root data is valid for roots only.
@@ -150,6 +177,12 @@ static bool isHostOp(Operation &op) {
 }
 
 void BlockClustering::buildGraph() {
+  collectNodes();
+  addEdges();
+  initClusters();
+}
+
+void BlockClustering::collectNodes() {
   // Ops left out of the graph that read (maybe through each other) a value
   // a node computes.
   llvm::SmallPtrSet<Operation *, 16> downstreamOfNodes;
@@ -179,13 +212,8 @@ void BlockClustering::buildGraph() {
     nodeOf[&op] = nodes.size();
     nodes.push_back(&op);
   }
-  unsigned n = nodes.size();
-  succs.resize(n);
-  dataPreds.resize(n);
-  dataSuccs.resize(n);
-  roles.reserve(n);
-  SmallVector<bool> effectFree;
-  effectFree.reserve(n);
+  roles.reserve(nodes.size());
+  effectFree.reserve(nodes.size());
   for (Operation *op : nodes) {
     OpWork work = profiler.getOpWork(op);
     effectFree.push_back(isMemoryEffectFree(op));
@@ -194,7 +222,13 @@ void BlockClustering::buildGraph() {
                             (work.kind == OpKind::data_movement ||
                              work.kind == OpKind::elementwise));
   }
+}
 
+void BlockClustering::addEdges() {
+  unsigned n = nodes.size();
+  succs.resize(n);
+  dataPreds.resize(n);
+  dataSuccs.resize(n);
   // Producers of a value: the node defining it, or the producers of a cloned
   // leaf's operands (tensor.empty of a dynamic size).
   std::function<void(Value, SmallVectorImpl<unsigned> &)> producersOf =
@@ -229,7 +263,10 @@ void BlockClustering::buildGraph() {
       lastEffectful = u;
     }
   }
+}
 
+void BlockClustering::initClusters() {
+  unsigned n = nodes.size();
   parent.resize(n);
   members.resize(n);
   maxIndex.resize(n);
@@ -411,92 +448,6 @@ void BlockClustering::cluster() {
     fuseIntoLayers();
 }
 
-/// Moves the ops of one cluster into a new hwagent.region placed at the first
-/// of them; external values become operands (cloneable leaves are cloned),
-/// values used outside become results.
-static RegionOp buildRegion(ArrayRef<Operation *> ops) {
-  llvm::DenseSet<Operation *> memberSet(ops.begin(), ops.end());
-  Block *block = ops.front()->getBlock();
-
-  SmallVector<Value> outputs;
-  for (Operation *op : ops)
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            Operation *ancestor = block->findAncestorOpInBlock(*user);
-            return !ancestor || !memberSet.contains(ancestor);
-          }))
-        outputs.push_back(result);
-
-  // Name the region after its heaviest op for diagnostics.
-  Location loc = ops.front()->getLoc();
-  OpBuilder builder(ops.front());
-  auto region = RegionOp::create(builder, loc, /*id=*/0,
-                                 ValueRange(outputs).getTypes(), ValueRange{});
-  Block &body = region.getBodyBlock();
-  for (Operation *op : ops)
-    op->moveBefore(&body, body.end());
-  builder.setInsertionPointToEnd(&body);
-  YieldOp::create(builder, loc, outputs);
-  for (auto [output, result] : llvm::zip(outputs, region.getResults()))
-    output.replaceUsesWithIf(result, [&](OpOperand &use) {
-      return !region->isAncestor(use.getOwner());
-    });
-
-  // Rewire every use of a value from outside the region.
-  llvm::DenseMap<Value, Value> mapped;
-  SmallVector<OpOperand *> externalUses;
-  SmallVector<Value> inputs;
-  bool clonesRead = false;
-  auto collect = [&](Operation *root) {
-    root->walk([&](Operation *op) {
-      for (OpOperand &operand : op->getOpOperands()) {
-        Region *defRegion = operand.get().getParentRegion();
-        if (!defRegion || !region->isAncestor(defRegion->getParentOp()))
-          externalUses.push_back(&operand);
-      }
-    });
-  };
-  for (Operation &op : body)
-    collect(&op);
-  for (size_t next = 0; next < externalUses.size(); ++next) {
-    OpOperand *use = externalUses[next];
-    Value value = use->get();
-    if (auto it = mapped.find(value); it != mapped.end()) {
-      use->set(it->second);
-      continue;
-    }
-    Operation *def = value.getDefiningOp();
-    if (def && isCloneableLeaf(def)) {
-      builder.setInsertionPointToStart(&body);
-      Operation *clone = builder.clone(*def);
-      // Clones go to the top, newest first: one that reads anything (a fill
-      // of a cloned tensor.empty, a dynamic size) may need reordering.
-      clonesRead |= clone->getNumOperands() > 0;
-      // A leaf sized by a value this region computes (tensor.empty(%d) with
-      // %d = tensor.dim inside) reads it from inside, not from the region's
-      // own result.
-      for (OpOperand &operand : clone->getOpOperands())
-        if (auto result = dyn_cast<OpResult>(operand.get());
-            result && result.getOwner() == region.getOperation())
-          operand.set(region.getYield().getValues()[result.getResultNumber()]);
-      for (auto [original, copy] :
-           llvm::zip(def->getResults(), clone->getResults()))
-        mapped[original] = copy;
-      collect(clone);
-      use->set(mapped[value]);
-      continue;
-    }
-    inputs.push_back(value);
-    BlockArgument arg = body.addArgument(value.getType(), value.getLoc());
-    mapped[value] = arg;
-    use->set(arg);
-  }
-  region->setOperands(inputs);
-  if (clonesRead)
-    (void)sortTopologically(&body);
-  return region;
-}
-
 LogicalResult BlockClustering::materialize(int64_t &nextId,
                                            RegionFormationStats &stats) {
   unsigned n = nodes.size();
@@ -557,89 +508,6 @@ LogicalResult BlockClustering::materialize(int64_t &nextId,
     return block.getParentOp()->emitError(
         "hwagent-form-regions: could not order the regions of a block");
   return success();
-}
-
-/// The constant a linalg.generic computes when each input is a splat
-/// constant (a 0-d scalar included) and its body is scalar arithmetic that
-/// folds, as a splat of its result type; null otherwise.
-static DenseElementsAttr foldSplatGeneric(linalg::GenericOp op) {
-  if (op.getNumResults() != 1 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics())
-    return {};
-  auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-  if (!type || !type.hasStaticShape() ||
-      type.getNumElements() > kMaxFoldedElements)
-    return {};
-  Block &body = op.getRegion().front();
-  // The body may not read the init (a reduction or an update in place).
-  if (op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
-    return {};
-  llvm::DenseMap<Value, Attribute> known;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    Attribute value;
-    if (!matchPattern(input->get(), m_Constant(&value)))
-      return {};
-    if (auto elements = dyn_cast<DenseElementsAttr>(value)) {
-      if (!elements.isSplat())
-        return {};
-      value = elements.getSplatValue<Attribute>();
-    } else if (isa<ShapedType>(input->get().getType())) {
-      return {};
-    }
-    known[body.getArgument(input->getOperandNumber())] = value;
-  }
-  for (Operation &inner : body.without_terminator()) {
-    if (inner.getNumResults() != 1 || inner.getNumRegions() != 0 ||
-        !isMemoryEffectFree(&inner))
-      return {};
-    SmallVector<Attribute> operands;
-    for (Value operand : inner.getOperands()) {
-      Attribute value = known.lookup(operand);
-      if (!value && !matchPattern(operand, m_Constant(&value)))
-        return {};
-      operands.push_back(value);
-    }
-    SmallVector<OpFoldResult> folded;
-    if (failed(inner.fold(operands, folded)) || folded.size() != 1)
-      return {};
-    Attribute value = dyn_cast<Attribute>(folded.front());
-    if (!value) // folded to one of its operands
-      value = known.lookup(cast<Value>(folded.front()));
-    if (!value)
-      return {};
-    known[inner.getResult(0)] = value;
-  }
-  Value yielded = body.getTerminator()->getOperand(0);
-  auto scalar = dyn_cast_or_null<TypedAttr>(known.lookup(yielded));
-  if (!scalar || scalar.getType() != type.getElementType())
-    return {};
-  return DenseElementsAttr::get(type, scalar);
-}
-
-unsigned hwagent::foldConstantComputations(FunctionOpInterface function) {
-  SmallVector<linalg::GenericOp> generics;
-  function->walk([&](linalg::GenericOp op) { generics.push_back(op); });
-  unsigned folded = 0;
-  for (linalg::GenericOp op : generics) {
-    DenseElementsAttr value = foldSplatGeneric(op);
-    if (!value)
-      continue;
-    OpBuilder builder(op);
-    Value constant =
-        arith::ConstantOp::create(builder, op.getLoc(), value).getResult();
-    op.getResult(0).replaceAllUsesWith(constant);
-    SmallVector<Operation *> producers;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        producers.push_back(def);
-    op.erase();
-    // The constants and the empty init it read, when nothing else does.
-    for (Operation *def : producers)
-      if (def->use_empty() && isMemoryEffectFree(def))
-        def->erase();
-    ++folded;
-  }
-  return folded;
 }
 
 FailureOr<RegionFormationStats>

@@ -11,10 +11,13 @@
 #ifndef HWAGENT_TRANSFORMS_REGIONFORMATION_H
 #define HWAGENT_TRANSFORMS_REGIONFORMATION_H
 
+#include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 
 namespace mlir::hwagent {
 
@@ -31,7 +34,14 @@ enum class Granularity {
   PerLayer,
 };
 
-/// Parses "per-op", "fused" or "per-layer".
+/// Every granularity, in the order of the table of their names.
+inline constexpr std::array<Granularity, 3> kAllGranularities = {
+    Granularity::PerOp, Granularity::Fused, Granularity::PerLayer};
+/// "per-op", "fused" or "per-layer", and a line for a command line's help:
+/// one table (RegionFormation.cpp) that the options and the parser read.
+const char *granularityName(Granularity granularity);
+const char *granularityDescription(Granularity granularity);
+/// Parses a name of granularityName.
 std::optional<Granularity> parseGranularity(StringRef name);
 
 struct RegionFormationOptions {
@@ -52,10 +62,15 @@ FailureOr<RegionFormationStats>
 formRegions(FunctionOpInterface function, WorkloadProfiler &profiler,
             const RegionFormationOptions &options);
 
-/// Folds the linalg.generic ops of `function` that compute a small constant
-/// (every input a splat constant, a 0-d scalar included, the body scalar
-/// arithmetic that folds: torch-mlir's hardswish writes 3 and 6 as i64
-/// scalars converted to f32) into arith.constant, so that no region and no
+/// Moves the ops of one cluster into a new hwagent.region (id 0) placed at
+/// the first of them (RegionBuilder.cpp); external values become operands
+/// (cloneable leaves are cloned), values used outside become results.
+RegionOp buildRegion(ArrayRef<Operation *> ops);
+
+/// Folds the linalg.generic ops of `function` (FoldConstants.cpp) that compute
+/// a small constant (every input a splat constant, a 0-d scalar included, the
+/// body scalar arithmetic that folds: torch-mlir's hardswish writes 3 and 6 as
+/// i64 scalars converted to f32) into arith.constant, so that no region and no
 /// program boundary exists only because of a constant; returns how many.
 unsigned foldConstantComputations(FunctionOpInterface function);
 

@@ -27,6 +27,7 @@
 #define HWAGENT_CORE_PROGRAMS_H
 
 #include "HwAgent/Core/CostModel.h"
+#include "HwAgent/Core/Energy.h"
 
 #include <optional>
 #include <string>
@@ -120,11 +121,11 @@ struct StepPlan {
   double boundarySecondsOf(unsigned p) const;
 };
 
-/// The value `graph.objective` gives a step of `seconds` and `joules`:
-/// seconds, joules or their product; a placement over the power cap costs
-/// more than any under it (kOverCap times its power over the cap).
+/// The value `graph.objective` gives a step of `seconds` and `joules`
+/// (hwcore::objectiveValue under the graph's objective and power cap).
 double objectiveValue(const StepGraph &graph, double seconds, double joules);
-inline constexpr double kOverCap = 1e30;
+/// The graph's power model (its labels' backends, its host).
+PowerModel powerModel(const StepGraph &graph);
 
 /// A program's joules with the package's static power over its seconds:
 /// what it adds to a step's energy (idle power aside).

@@ -1,21 +1,21 @@
-//===- Vocabulary.h - hwagent's words, rooted in the C ABI ------*- C++ -*-===//
+//===- Vocabulary.h - hwagent's words, declared once ------------*- C++ -*-===//
 //
-// The enums every floor shares. Backends, weight-update modes and thermal
-// states take their values from the runtime's C header (the root of the
-// vocabulary); the dialect's ODS enums are tied to these by static_assert
-// (dialects/HwAgent/IR/HwAgentDialect.cpp). No LLVM, no MLIR: the runtime
-// links this core too.
+// The enums every floor shares, declared here (the lowest floor) with their
+// values: the runtime's C header (hwagent_rt/hwagent_types.h) and the
+// dialect's ODS enums are tied to them by static_assert
+// (runtime/src/Vocabulary.h, dialects/HwAgent/IR/HwAgentDialect.cpp). Each
+// word's name (and a backend's colour) is in one table (Vocabulary.cpp). No
+// LLVM, no MLIR, no runtime header: the runtime links this core.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HWAGENT_CORE_VOCABULARY_H
 #define HWAGENT_CORE_VOCABULARY_H
 
-#include "hwagent_rt/hwagent_rt.h"
-
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace hwcore {
@@ -24,12 +24,16 @@ namespace hwcore {
 // Backends
 //===----------------------------------------------------------------------===//
 
+/// Execution backends. Adding one: a value here and its row in the
+/// backend table (Vocabulary.cpp, which fails to compile without it), the
+/// C header's HWAGENT_BACKEND_* and the ODS Backend case (tied by
+/// static_assert), and its device model in the targets.
 enum class BackendKind : int32_t {
-  cpu = HWAGENT_BACKEND_CPU,
-  ane = HWAGENT_BACKEND_ANE,
-  gpu = HWAGENT_BACKEND_GPU,
+  cpu = 0,
+  ane = 1,
+  gpu = 2,
 };
-constexpr unsigned kNumBackendKinds = HWAGENT_NUM_BACKENDS;
+constexpr unsigned kNumBackendKinds = 3;
 constexpr std::array<BackendKind, kNumBackendKinds> kAllBackends = {
     BackendKind::cpu, BackendKind::ane, BackendKind::gpu};
 
@@ -38,6 +42,25 @@ constexpr unsigned index(BackendKind kind) {
 }
 const char *backendName(BackendKind kind);
 std::optional<BackendKind> parseBackendName(std::string_view name);
+/// Every backend's name, `separator` between them and `last` before the
+/// last: "cpu, ane or gpu" (messages), "cpu|ane|gpu" (usage lines).
+std::string backendNames(std::string_view separator = ", ",
+                         std::string_view last = " or ");
+/// The colour reports draw the backend in ("#rrggbb"); the host's (the
+/// function's arguments and results) is kHostColor.
+const char *backendColor(BackendKind kind);
+inline constexpr const char *kHostColor = "#dddddd";
+
+/// One value per backend, every entry `value`: arrays indexed by backend
+/// are built with it (or indexed through kAllBackends), never written as
+/// one literal per backend, so that a fourth backend cannot be priced 0.
+template <typename T>
+constexpr std::array<T, kNumBackendKinds> perBackend(T value) {
+  std::array<T, kNumBackendKinds> all{};
+  for (T &each : all)
+    each = value;
+  return all;
+}
 
 //===----------------------------------------------------------------------===//
 // Work kinds (the op-type histogram of #hwagent.features)
@@ -106,15 +129,16 @@ std::optional<Strategy> parseStrategyName(std::string_view name);
 std::optional<BackendKind> fixedBackend(Strategy strategy);
 
 /// What the optimal placement minimizes (docs/partitioning.md).
-enum class Objective {
+enum class Objective : int32_t {
   /// The step's seconds.
-  time = HWAGENT_OBJECTIVE_TIME,
+  time = 0,
   /// The step's joules (modelled: docs/cost-model.md "Energy").
-  energy = HWAGENT_OBJECTIVE_ENERGY,
+  energy = 1,
   /// Joules x seconds.
-  edp = HWAGENT_OBJECTIVE_EDP,
+  edp = 2,
 };
-constexpr std::array<Objective, HWAGENT_NUM_OBJECTIVES> kAllObjectives = {
+constexpr unsigned kNumObjectives = 3;
+constexpr std::array<Objective, kNumObjectives> kAllObjectives = {
     Objective::time, Objective::energy, Objective::edp};
 const char *objectiveName(Objective objective);
 const char *objectiveDescription(Objective objective);
@@ -126,25 +150,26 @@ std::optional<Objective> parseObjectiveName(std::string_view name);
 
 enum class WeightUpdate : int32_t {
   /// Weights do not change (inference), or the backend reads them as data.
-  none = HWAGENT_WEIGHTS_STATIC,
+  none = 0,
   /// Passed as program inputs: no recompile, lower contraction throughput.
-  input = HWAGENT_WEIGHTS_INPUT,
+  input = 1,
   /// The program is recompiled with the new weights every step.
-  recompile = HWAGENT_WEIGHTS_RECOMPILE,
+  recompile = 2,
   /// The compiled program's weights are reloaded in place every step.
-  reload = HWAGENT_WEIGHTS_RELOAD,
+  reload = 3,
 };
-constexpr unsigned kNumWeightUpdates = HWAGENT_NUM_WEIGHT_UPDATES;
+constexpr unsigned kNumWeightUpdates = 4;
 const char *weightUpdateName(WeightUpdate mode);
 std::optional<WeightUpdate> parseWeightUpdateName(std::string_view name);
 
 /// Thermal pressure as the OS reports it (Apple's four states).
 enum class ThermalState : int32_t {
-  nominal = HWAGENT_THERMAL_NOMINAL,
-  fair = HWAGENT_THERMAL_FAIR,
-  serious = HWAGENT_THERMAL_SERIOUS,
-  critical = HWAGENT_THERMAL_CRITICAL,
+  nominal = 0,
+  fair = 1,
+  serious = 2,
+  critical = 3,
 };
+constexpr unsigned kNumThermalStates = 4;
 const char *thermalStateName(ThermalState state);
 std::optional<ThermalState> parseThermalStateName(std::string_view name);
 /// Slow-down of a thermal state: Apple throttles clocks from "serious" on

@@ -13,7 +13,7 @@
 #ifndef HWAGENT_RT_HWAGENT_KERNELS_H
 #define HWAGENT_RT_HWAGENT_KERNELS_H
 
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +46,13 @@ typedef struct {
   int64_t rank;
   void *descriptor;
 } hwagent_unranked_memref_t;
+
+/** The names hwagent-lower-to-llvm emits calls to (one table with the
+ *  definitions below; a test resolves each in the shared library). The
+ *  contraction is called through MLIR's C interface: its symbol is
+ *  "_mlir_ciface_" HWAGENT_CONTRACT_F32_SYMBOL. */
+#define HWAGENT_CONTRACT_F32_SYMBOL "hwagent_contract_f32"
+#define HWAGENT_PARALLEL_FOR_SYMBOL "hwagent_parallel_for"
 
 /** C += A * B as `spec` describes it (f32 operands). */
 HWAGENT_RT_API void _mlir_ciface_hwagent_contract_f32(

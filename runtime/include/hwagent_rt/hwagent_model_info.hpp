@@ -2,9 +2,9 @@
  *
  * C++ only, header-only: the arrays and values behind a
  * hwagent_model_info_t, and the view of them the C ABI takes. The one owning
- * model: the compiler's model table (lib/Analysis/ModelTable.h) and the
- * runtime's validated copy (runtime/src/Model.h) extend it, tests build it
- * (test/unittests/ModelBuilder.h). Generated code does not use it: it emits
+ * model: the compiler's model table (dialects/HwAgent/Analysis/ModelTable.h)
+ *and the runtime's validated copy (runtime/src/Model.h) extend it, tests build
+ *it (test/unittests/ModelBuilder.h). Generated code does not use it: it emits
  * the structs as constants.
  *
  *===----------------------------------------------------------------------===*/
@@ -12,7 +12,7 @@
 #ifndef HWAGENT_RT_HWAGENT_MODEL_INFO_HPP
 #define HWAGENT_RT_HWAGENT_MODEL_INFO_HPP
 
-#include "hwagent_rt/hwagent_rt.h"
+#include "hwagent_rt/hwagent_abi.h"
 
 #include <cstdint>
 #include <string>

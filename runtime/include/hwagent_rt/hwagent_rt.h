@@ -1,299 +1,22 @@
-/*===- hwagent_rt.h - the hwagent runtime C ABI -------------------*- C -*-===*
+/*===- hwagent_rt.h - the hwagent runtime C API for trainers -----*- C -*-===*
  *
- * The ABI between the code hwagent-lower-to-runtime generates, the programs
- * that drive it (hwagent-run, compiled trainers) and libhwagent_rt. C only:
- * opaque handles, status codes, plain structs whose layouts are checked by
- * static_assert. It is also the root of hwagent's vocabulary: the backend,
- * thermal-state and weight-update enums below are the ones the compiler
- * uses (its C++ and ODS enums are tied to them by static_assert).
- *
- * The compiler hands the runtime a `hwagent_model_info_t` (a constant global
- * in the generated code, returned by its `__hwagent_model_info` function):
- * the regions, the programs (the units the chip launches) and the boundaries
- * between programs, with the compiler's predictions. docs/runtime.md.
+ * What a program that drives compiled steps links (hwagent-run, compiled
+ * trainers): sessions over a compiled model (hwagent_abi.h), steps bound by
+ * name, telemetry, statistics and regret. C only: opaque handles, status
+ * codes, plain structs whose layouts are checked by static_assert. Tensor
+ * files are libhwagent_tensorfile's (hwagent_tensor_file.h); the kernels
+ * compiled code calls are hwagent_kernels.h. docs/runtime.md.
  *
  *===----------------------------------------------------------------------===*/
 
 #ifndef HWAGENT_RT_HWAGENT_RT_H
 #define HWAGENT_RT_HWAGENT_RT_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#if defined(_WIN32)
-#define HWAGENT_RT_API
-#else
-#define HWAGENT_RT_API __attribute__((visibility("default")))
-#endif
+#include "hwagent_rt/hwagent_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Bumped on any incompatible change of this header. */
-#define HWAGENT_RT_API_VERSION 5u
-
-/** The version the linked library implements. */
-HWAGENT_RT_API uint32_t hwagent_rt_api_version(void);
-
-/* ---- Vocabulary ------------------------------------------------------- */
-
-typedef enum hwagent_status {
-  HWAGENT_OK = 0,
-  HWAGENT_INVALID_ARGUMENT = 1,
-  HWAGENT_VERSION_MISMATCH = 2,
-  HWAGENT_IO_ERROR = 3,
-  HWAGENT_NOT_FOUND = 4,
-} hwagent_status_t;
-
-/** The message of the last call on this thread that did not return
- *  HWAGENT_OK ("" if none). The library never prints: callers decide. */
-HWAGENT_RT_API const char *hwagent_error_message(void);
-
-/** Execution backends. Adding one: a value here, its name in
- *  hwagent_backend_name, the dialect's Backend enum case (tied by
- *  static_assert) and its cost parameters in the targets. */
-typedef enum hwagent_backend {
-  HWAGENT_BACKEND_CPU = 0,
-  HWAGENT_BACKEND_ANE = 1,
-  HWAGENT_BACKEND_GPU = 2,
-} hwagent_backend_t;
-
-#define HWAGENT_NUM_BACKENDS 3
-
-/** "cpu", "ane", "gpu"; "unknown" out of range. */
-HWAGENT_RT_API const char *hwagent_backend_name(int32_t backend);
-
-/** How a program on a backend that bakes weights into compiled programs
- *  (the ANE) sees weights that change every training step. */
-typedef enum hwagent_weight_update {
-  /** No weights change (inference), or the backend reads weights as data. */
-  HWAGENT_WEIGHTS_STATIC = 0,
-  /** Weights passed as program inputs: no recompile, lower throughput. */
-  HWAGENT_WEIGHTS_INPUT = 1,
-  /** The program is recompiled with the new weights every step. */
-  HWAGENT_WEIGHTS_RECOMPILE = 2,
-  /** The compiled program's weights are reloaded in place every step. */
-  HWAGENT_WEIGHTS_RELOAD = 3,
-} hwagent_weight_update_t;
-
-#define HWAGENT_NUM_WEIGHT_UPDATES 4
-
-HWAGENT_RT_API const char *hwagent_weight_update_name(int32_t mode);
-
-/** What the partitioner and the adaptive runtime minimize. */
-typedef enum hwagent_objective {
-  /** The step's seconds. */
-  HWAGENT_OBJECTIVE_TIME = 0,
-  /** The step's joules (modelled from the target's power values). */
-  HWAGENT_OBJECTIVE_ENERGY = 1,
-  /** Joules x seconds (energy-delay product). */
-  HWAGENT_OBJECTIVE_EDP = 2,
-} hwagent_objective_t;
-
-#define HWAGENT_NUM_OBJECTIVES 3
-
-/** "time", "energy", "edp"; "unknown" out of range. */
-HWAGENT_RT_API const char *hwagent_objective_name(int32_t objective);
-
-typedef enum hwagent_thermal {
-  HWAGENT_THERMAL_NOMINAL = 0,
-  HWAGENT_THERMAL_FAIR = 1,
-  HWAGENT_THERMAL_SERIOUS = 2,
-  HWAGENT_THERMAL_CRITICAL = 3,
-} hwagent_thermal_t;
-
-/** Element types of the tensors a step binds and the files hold. */
-typedef enum hwagent_dtype {
-  HWAGENT_DTYPE_F32 = 0,
-  HWAGENT_DTYPE_F16 = 1,
-  HWAGENT_DTYPE_F64 = 2,
-  HWAGENT_DTYPE_I32 = 3,
-  HWAGENT_DTYPE_I64 = 4,
-  HWAGENT_DTYPE_I8 = 5,
-  HWAGENT_DTYPE_U8 = 6,
-  HWAGENT_DTYPE_BOOL = 7,
-} hwagent_dtype_t;
-
-#define HWAGENT_NUM_DTYPES 8
-
-/** "f32", "f16", "f64", "i32", "i64", "i8", "u8", "bool"; "unknown". */
-HWAGENT_RT_API const char *hwagent_dtype_name(int32_t dtype);
-/** Bytes of one element (0 for an unknown dtype). */
-HWAGENT_RT_API int64_t hwagent_dtype_size(int32_t dtype);
-
-/** What a step's argument or result is to a trainer. */
-typedef enum hwagent_role {
-  /** Data fed every step (a batch of samples). */
-  HWAGENT_ROLE_INPUT = 0,
-  /** Targets: integer class labels or one-hot rows. */
-  HWAGENT_ROLE_LABEL = 1,
-  /** A trained parameter; as a result, its new value. */
-  HWAGENT_ROLE_PARAMETER = 2,
-  /** Result 0 of a training step. */
-  HWAGENT_ROLE_LOSS = 3,
-  /** Any other result (logits, a correct count...). */
-  HWAGENT_ROLE_OUTPUT = 4,
-} hwagent_role_t;
-
-/** "input", "label", "parameter", "loss", "output"; "unknown". */
-HWAGENT_RT_API const char *hwagent_role_name(int32_t role);
-
-/** Largest rank of a tensor the C API binds. */
-#define HWAGENT_MAX_RANK 8
-
-/* ---- The compiled model (written by the compiler, read by the runtime) - */
-
-/** Bumped on any change of the structs below. */
-#define HWAGENT_MODEL_INFO_VERSION 4u
-
-/** Price of moving data from one backend to another. */
-typedef struct hwagent_link_info {
-  /** Copy bandwidth, bytes/s. */
-  double bandwidth;
-  /** f32 <-> f16 conversion throughput, bytes/s (0 = free). */
-  double convert_bandwidth;
-  /** Seconds of synchronization per program boundary. */
-  double sync;
-} hwagent_link_info_t;
-
-/** One hwagent.region of the compiled step. */
-typedef struct hwagent_region_info {
-  /** Structural hash of what the region computes (the profile's key). */
-  uint64_t key;
-  int64_t flops;
-  /** Bytes the region reads and writes. */
-  int64_t bytes;
-  /** The region's id (unique in the module). */
-  int32_t id;
-  /** Index of the program it belongs to. */
-  int32_t program;
-  /** Predicted seconds per backend inside a program (its launch and weight
-   *  handling are the program's); 0 where illegal. */
-  double predicted[HWAGENT_NUM_BACKENDS];
-  /** Bit b set: the region can run on backend b. */
-  uint32_t legal_mask;
-  uint32_t reserved;
-} hwagent_region_info_t;
-
-/** A program: a convex, connected set of regions placed on one backend,
- *  compiled together and launched once. The runtime dispatches programs. */
-typedef struct hwagent_program_info {
-  /** Backend chosen at compile time. */
-  int32_t assigned;
-  /** Bit b set: the program has a variant on backend b. */
-  uint32_t legal_mask;
-  /** Its regions are regions[first_region .. first_region + num_regions). */
-  uint32_t first_region;
-  uint32_t num_regions;
-  /** Predicted seconds per execution on each backend, launch and weight
-   *  handling included; 0 where illegal. */
-  double predicted[HWAGENT_NUM_BACKENDS];
-  int64_t flops;
-  /** Bytes of weights the program holds (training: updated every step). */
-  int64_t weight_bytes;
-  /** hwagent_weight_update_t of its weights on each backend. */
-  int32_t weight_update[HWAGENT_NUM_BACKENDS];
-  uint32_t reserved;
-  /** Joules per execution on each backend that do not scale with its time
-   *  (per FLOP, per byte of traffic, the launch); an execution of t
-   *  seconds costs fixed_joules[b] + power.running[b] * t (modelled from
-   *  the target's power values, docs/cost-model.md "Energy"). */
-  double fixed_joules[HWAGENT_NUM_BACKENDS];
-} hwagent_program_info_t;
-
-/** Data flowing from one program to another (-1: the host, which is the
- *  CPU: function arguments and results). */
-typedef struct hwagent_edge_info {
-  int32_t from;
-  int32_t to;
-  /** Bytes that cross. */
-  int64_t bytes;
-  /** Of those, bytes of f32 data converted to f16 to or from the ANE. */
-  int64_t convert_bytes;
-} hwagent_edge_info_t;
-
-/** One argument or result of a compiled function. */
-typedef struct hwagent_value_info {
-  /** `{hwagent.name}` in the IR, the parameter's name for its update,
-   *  "loss", else "arg<i>" / "result<i>" (docs/training.md). */
-  const char *name;
-  /** `rank` sizes; -1 for a dynamic size. */
-  const int64_t *shape;
-  int32_t rank;
-  /** A hwagent_dtype_t (-1: not bindable through the C API). */
-  int32_t dtype;
-  /** A hwagent_role_t. */
-  int32_t role;
-  /** For a result: the argument it is the new value of (-1: none). */
-  int32_t updates;
-} hwagent_value_info_t;
-
-/** A public function of the compiled module. */
-typedef struct hwagent_function_info {
-  const char *name;
-  /** Calls the function: args[i] points at argument i (a memref descriptor
-   *  for a tensor, the value for a scalar); args[num_args] at the results
-   *  (the struct MLIR's C interface returns). hwagent_step_t wraps it. */
-  void (*invoke)(void **args);
-  const hwagent_value_info_t *args;
-  const hwagent_value_info_t *results;
-  uint32_t num_args;
-  uint32_t num_results;
-} hwagent_function_info_t;
-
-/** The target's power model as the runtime prices a step's energy
- *  (docs/targets.md "Power"): a step of T seconds whose programs run b_i
- *  seconds on backend i costs its programs' joules, the host's at the
- *  boundaries, static * T and idle[i] * (T - b_i) per backend. */
-typedef struct hwagent_power_info {
-  /** Watts of each backend while it waits (the ANE's rail is off: 0). */
-  double idle[HWAGENT_NUM_BACKENDS];
-  /** Watts while a program runs on the backend: its active power and the
-   *  host's while it feeds it. */
-  double running[HWAGENT_NUM_BACKENDS];
-  /** Watts of the host while it copies and converts at a boundary. */
-  double boundary;
-  /** Joules per byte crossing a boundary. */
-  double boundary_per_byte;
-  /** The package's static power over the whole step. */
-  double static_power;
-} hwagent_power_info_t;
-
-typedef struct hwagent_model_info {
-  /** HWAGENT_MODEL_INFO_VERSION. */
-  uint32_t version;
-  /** HWAGENT_NUM_BACKENDS as the compiler knew it. */
-  uint32_t num_backends;
-  uint32_t num_regions;
-  uint32_t num_programs;
-  uint32_t num_edges;
-  uint32_t num_functions;
-  /** Name of the target the step was partitioned for. */
-  const char *target;
-  const hwagent_region_info_t *regions;
-  const hwagent_program_info_t *programs;
-  const hwagent_edge_info_t *edges;
-  /** links[from][to]; the diagonal is unused. */
-  hwagent_link_info_t links[HWAGENT_NUM_BACKENDS][HWAGENT_NUM_BACKENDS];
-  /** Seconds to build a program's variant on a backend the first time. */
-  double compile[HWAGENT_NUM_BACKENDS];
-  /** The module's public functions (training and evaluation steps). */
-  const hwagent_function_info_t *functions;
-  /** Seconds per byte of a program's weights added to compile[b] (the ANE
-   *  compiles weights into the program: docs/adaptive.md). */
-  double compile_per_byte[HWAGENT_NUM_BACKENDS];
-  /** Program compiles one process can do on each backend (0: no limit);
-   *  the runtime never builds a variant past it. */
-  int64_t max_compiles[HWAGENT_NUM_BACKENDS];
-  hwagent_power_info_t power;
-  /** The hwagent_objective_t the step was partitioned for; a session
-   *  optimizes it unless its options say otherwise. */
-  int32_t objective;
-  int32_t reserved;
-  /** Average watts over a step the placement may not exceed (0: none). */
-  double power_cap;
-} hwagent_model_info_t;
 
 /* ---- Sessions ----------------------------------------------------------- */
 
@@ -416,17 +139,6 @@ hwagent_session_end_step(hwagent_session_t *session, double loss);
 HWAGENT_RT_API hwagent_status_t
 hwagent_session_flush(hwagent_session_t *session);
 
-/* ---- Called by generated code (on the current session) ----------------- */
-
-/** The backend to run program `program` on (a hwagent_backend_t). */
-HWAGENT_RT_API int32_t hwagent_rt_select(int64_t program);
-/** Brackets one execution of a program's variant. */
-HWAGENT_RT_API void hwagent_rt_begin(int64_t program, int32_t backend);
-/** Ends it; `nonfinite` != 0 when a result holds inf/NaN. Returns 1 when
- *  the execution failed and generated code must re-run the CPU variant. */
-HWAGENT_RT_API int32_t hwagent_rt_end(int64_t program, int32_t backend,
-                                      int32_t nonfinite);
-
 /** Writes one metrics record into the session's log (when it has one):
  *  {"type": type, "step": steps so far, keys[i]: values[i]...}; a
  *  non-finite value is written as null. */
@@ -441,19 +153,6 @@ HWAGENT_RT_API hwagent_status_t
 hwagent_session_discard_step(hwagent_session_t *session);
 
 /* ---- Tensors, steps bound by name ---------------------------------------- */
-
-/** A dense row-major tensor: a view, never owning `data`. */
-typedef struct hwagent_tensor {
-  const char *name;
-  void *data;
-  int64_t shape[HWAGENT_MAX_RANK];
-  int32_t rank;
-  /** A hwagent_dtype_t. */
-  int32_t dtype;
-} hwagent_tensor_t;
-
-/** Elements of a tensor (1 for rank 0). */
-HWAGENT_RT_API int64_t hwagent_tensor_elements(const hwagent_tensor_t *tensor);
 
 /** The public function `name` of a compiled model, NULL if none. */
 HWAGENT_RT_API const hwagent_function_info_t *
@@ -489,44 +188,6 @@ HWAGENT_RT_API hwagent_status_t hwagent_step_result(const hwagent_step_t *step,
  *  dtypes and shapes). */
 HWAGENT_RT_API const hwagent_function_info_t *
 hwagent_step_function(const hwagent_step_t *step);
-
-/** Tensors in the files users have: NumPy .npy (one array, named after the
- *  file's stem) and .npz (one per member, compressed or not), safetensors.
- *  .npy and safetensors are memory-mapped; an .npz member is read once. */
-typedef struct hwagent_tensor_file hwagent_tensor_file_t;
-
-/** Opens `path` by its extension; the error names the file and what is
- *  wrong with it (truncated, a dtype the API lacks, Fortran order...). */
-HWAGENT_RT_API hwagent_status_t
-hwagent_tensor_file_open(const char *path, hwagent_tensor_file_t **file);
-HWAGENT_RT_API void hwagent_tensor_file_close(hwagent_tensor_file_t *file);
-HWAGENT_RT_API uint32_t
-hwagent_tensor_file_count(const hwagent_tensor_file_t *file);
-/** Tensor `index` (in the file's order); views valid until close. */
-HWAGENT_RT_API hwagent_status_t
-hwagent_tensor_file_get(const hwagent_tensor_file_t *file, uint32_t index,
-                        hwagent_tensor_t *tensor);
-/** The tensor called `name`; HWAGENT_NOT_FOUND if none. */
-HWAGENT_RT_API hwagent_status_t
-hwagent_tensor_file_find(const hwagent_tensor_file_t *file, const char *name,
-                         hwagent_tensor_t *tensor);
-/** A safetensors file's `__metadata__` value for `key`, NULL if none. */
-HWAGENT_RT_API const char *
-hwagent_tensor_file_metadata(const hwagent_tensor_file_t *file,
-                             const char *key);
-
-/** Writes `count` tensors to `path` as safetensors, atomically (a
- *  temporary file, flushed to disk, renamed over `path`: a reader sees the
- *  old file or the new one, never a torn one). `metadata` holds
- *  `num_metadata` key/value string pairs for `__metadata__`. */
-HWAGENT_RT_API hwagent_status_t hwagent_safetensors_write(
-    const char *path, const hwagent_tensor_t *tensors, uint32_t count,
-    const char *const *metadata, uint32_t num_metadata);
-
-/** Whether an atomic write to `path` (hwagent_safetensors_write, the
- *  profile) could create its file now: drivers check their outputs before
- *  the first step. HWAGENT_IO_ERROR with the path and reason if not. */
-HWAGENT_RT_API hwagent_status_t hwagent_check_writable(const char *path);
 
 /* ---- Telemetry ---------------------------------------------------------- */
 
@@ -695,40 +356,11 @@ HWAGENT_RT_API hwagent_status_t hwagent_session_step_stats(
 } /* extern "C" */
 #endif
 
-/* Layouts shared with generated code and other compilers must not drift.
- * The compiler emits the model structs as LLVM constants of the same
- * layout (hwagent-lower-to-runtime); these checks pin it. */
 #ifdef __cplusplus
 #define HWAGENT_RT_STATIC_ASSERT static_assert
 #else
 #define HWAGENT_RT_STATIC_ASSERT _Static_assert
 #endif
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_backend_t) == 4, "enum size");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_link_info_t) == 24,
-                         "hwagent_link_info_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_region_info_t) == 64,
-                         "hwagent_region_info_t");
-HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_region_info_t, predicted) == 32,
-                         "hwagent_region_info_t.predicted");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 96,
-                         "hwagent_program_info_t");
-HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_program_info_t, flops) == 40,
-                         "hwagent_program_info_t.flops");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24,
-                         "hwagent_edge_info_t");
-HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
-                         "hwagent_model_info_t.links");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) == 56 + 24 * 9 + 8 * 3 +
-                                                             8 + 8 * 3 + 8 * 3 +
-                                                             8 * 9 + 4 + 4 + 8,
-                         "hwagent_model_info_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_value_info_t) == 32,
-                         "hwagent_value_info_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_function_info_t) == 40,
-                         "hwagent_function_info_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_tensor_t) == 88, "hwagent_tensor_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_power_info_t) == 72,
-                         "hwagent_power_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 88,
                          "hwagent_program_stats_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 104,

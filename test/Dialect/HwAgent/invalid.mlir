@@ -422,8 +422,14 @@ func.func @f(%x: f32) -> f32 {
 
 // -----
 
-// expected-error @+1 {{'hwagent.objective' must be the name of an objective (time, energy, edp) on a module}}
-module attributes {hwagent.objective = "fast"} {}
+// expected-error @+1 {{'hwagent.objective' must be a #hwagent.objective (time, energy, edp) on a module}}
+module attributes {hwagent.objective = "energy"} {}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::hwagent::Objective to be one of: time, energy, edp}}
+// expected-error @+1 {{failed to parse HwAgent_ObjectiveAttr parameter 'value'}}
+module attributes {hwagent.objective = #hwagent.objective<fast>} {}
 
 // -----
 

@@ -1,0 +1,107 @@
+//===- FoldConstants.cpp - small constant computations as constants -------===//
+//
+// Before regions are formed: a linalg.generic that computes a small
+// constant from splat constants (torch-mlir's hardswish writes 3 and 6 as
+// i64 scalars converted to f32) becomes an arith.constant, so that no
+// region and no program boundary exists only because of a constant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HwAgent/Transforms/RegionFormation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::hwagent;
+
+/// Results of more elements are left alone: folding them would write a
+/// large constant into the binary for what the step computes in no time.
+static constexpr int64_t kMaxFoldedElements = 64;
+
+/// The constant a linalg.generic computes when each input is a splat
+/// constant (a 0-d scalar included) and its body is scalar arithmetic that
+/// folds, as a splat of its result type; null otherwise.
+static DenseElementsAttr foldSplatGeneric(linalg::GenericOp op) {
+  if (op.getNumResults() != 1 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics())
+    return {};
+  auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  if (!type || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldedElements)
+    return {};
+  Block &body = op.getRegion().front();
+  // The body may not read the init (a reduction or an update in place).
+  if (op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+    return {};
+  llvm::DenseMap<Value, Attribute> known;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Attribute value;
+    if (!matchPattern(input->get(), m_Constant(&value)))
+      return {};
+    if (auto elements = dyn_cast<DenseElementsAttr>(value)) {
+      if (!elements.isSplat())
+        return {};
+      value = elements.getSplatValue<Attribute>();
+    } else if (isa<ShapedType>(input->get().getType())) {
+      return {};
+    }
+    known[body.getArgument(input->getOperandNumber())] = value;
+  }
+  for (Operation &inner : body.without_terminator()) {
+    if (inner.getNumResults() != 1 || inner.getNumRegions() != 0 ||
+        !isMemoryEffectFree(&inner))
+      return {};
+    SmallVector<Attribute> operands;
+    for (Value operand : inner.getOperands()) {
+      Attribute value = known.lookup(operand);
+      if (!value && !matchPattern(operand, m_Constant(&value)))
+        return {};
+      operands.push_back(value);
+    }
+    SmallVector<OpFoldResult> folded;
+    if (failed(inner.fold(operands, folded)) || folded.size() != 1)
+      return {};
+    Attribute value = dyn_cast<Attribute>(folded.front());
+    if (!value) // folded to one of its operands
+      value = known.lookup(cast<Value>(folded.front()));
+    if (!value)
+      return {};
+    known[inner.getResult(0)] = value;
+  }
+  Value yielded = body.getTerminator()->getOperand(0);
+  auto scalar = dyn_cast_or_null<TypedAttr>(known.lookup(yielded));
+  if (!scalar || scalar.getType() != type.getElementType())
+    return {};
+  return DenseElementsAttr::get(type, scalar);
+}
+
+unsigned hwagent::foldConstantComputations(FunctionOpInterface function) {
+  SmallVector<linalg::GenericOp> generics;
+  function->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  unsigned folded = 0;
+  for (linalg::GenericOp op : generics) {
+    DenseElementsAttr value = foldSplatGeneric(op);
+    if (!value)
+      continue;
+    OpBuilder builder(op);
+    Value constant =
+        arith::ConstantOp::create(builder, op.getLoc(), value).getResult();
+    op.getResult(0).replaceAllUsesWith(constant);
+    SmallVector<Operation *> producers;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        producers.push_back(def);
+    op.erase();
+    // The constants and the empty init it read, when nothing else does.
+    for (Operation *def : producers)
+      if (def->use_empty() && isMemoryEffectFree(def))
+        def->erase();
+    ++folded;
+  }
+  return folded;
+}

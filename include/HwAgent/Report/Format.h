@@ -1,0 +1,34 @@
+//===- Format.h - seconds, joules and objectives as text --------*- C++ -*-===//
+//
+// The compiler's units as people read them: remarks, the text summary and
+// the DOT graph print values with these (the HTML page has its own table
+// format, HwAgent/ReportHtml).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_REPORT_FORMAT_H
+#define HWAGENT_REPORT_FORMAT_H
+
+#include "HwAgent/Core/Vocabulary.h"
+
+#include <string>
+
+namespace hwreport {
+
+/// "12.3 us" / "4.56 ms" / "1.23 s"; "illegal" for an infinite time.
+std::string formatSeconds(double seconds);
+/// Joules as "12.3 uJ", "4.56 mJ" or "1.23 J".
+std::string formatJoules(double joules);
+/// An objective's value: seconds, joules or joule-seconds.
+std::string formatObjective(hwcore::Objective objective, double value);
+
+/// The page's and the program graph's units (tables read "12.220 ms"): `v`
+/// in `unit` (with `digits` decimals), milli-`unit` or micro-`unit`,
+/// whichever reads best; "-" when not finite.
+std::string formatScaled(double v, const char *unit, int digits);
+/// "1.5 MiB", "3.0 KiB", "12 B".
+std::string formatBytes(double b);
+
+} // namespace hwreport
+
+#endif // HWAGENT_REPORT_FORMAT_H

@@ -1,0 +1,79 @@
+//===- HtmlReport.h - one self-contained HTML page of a partition -*- C++ -*-//
+//
+// The page people look at (docs/report.md), written from the partition
+// report model (HwAgent/Report/PartitionReport.h): the step graph with
+// programs coloured by backend and boundaries marked, drawn by Graphviz
+// (`dot -Tsvg` here, in the report writer, inlined), per-program tables,
+// the totals against the lower bound and the other strategies and, after a
+// run, predicted against measured per program, the step-time curve with
+// events and re-partitions, and the loss. Everything is inlined (no
+// network, no CDN; the style and script are real files embedded at build
+// time); every text that comes from the input is escaped, and the data the
+// page's script reads is embedded as JSON it parses (never markup).
+//
+// Split by job: Page.cpp (the page and its tables), Charts.cpp (SVG line
+// charts), Graph.cpp (the program graph and Graphviz), Assets.cpp (style
+// and script), Run.cpp (the run's section and pages of saved files).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HWAGENT_REPORTHTML_HTMLREPORT_H
+#define HWAGENT_REPORTHTML_HTMLREPORT_H
+
+#include "HwAgent/Report/PartitionReport.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hwreport {
+
+/// The most programs the page draws as a graph by default; above it the
+/// page says so and keeps the tables.
+constexpr size_t kMaxGraphPrograms = 2000;
+/// The most regions whose details the page embeds per function (the JSON
+/// report has all of them).
+constexpr size_t kMaxDetailedRegions = 5000;
+
+struct HtmlReportInput {
+  PartitionReport partition;
+  /// A run: the session log's records (JSON Lines, docs/runtime.md) and the
+  /// file they came from; empty without a run.
+  std::vector<llvm::json::Value> run;
+  std::string runSource;
+  /// Figures of the run the log does not hold (regret, ...), shown as
+  /// given: name -> text.
+  std::vector<std::pair<std::string, std::string>> runSummary;
+  /// Graphviz's `dot` (empty: looked up on PATH).
+  std::string dotProgram;
+  /// The most programs drawn as a graph.
+  size_t maxGraphPrograms = kMaxGraphPrograms;
+};
+
+/// Writes the page. A graph Graphviz cannot draw (not installed, too
+/// large) is said on the page.
+void writeHtmlReport(const HtmlReportInput &input, llvm::raw_ostream &os);
+
+/// `text` with &, <, >, " and ' replaced by entities.
+std::string escapeHtml(llvm::StringRef text);
+
+/// SVG of `dot` drawn by Graphviz, or an error saying why not.
+llvm::Expected<std::string> renderGraphviz(llvm::StringRef dot,
+                                           llvm::StringRef dotProgram = "");
+
+/// Reads the partition report at `reportPath` and the session log at
+/// `logPath` (empty: no run) into `input` (its summary rows, the name it
+/// shows the log by, default its path, and the graph options as given) and
+/// writes the page to `htmlPath`. Errors name the file and what is wrong;
+/// false then.
+bool writeRunReport(const std::string &htmlPath, const std::string &reportPath,
+                    const std::string &logPath, HtmlReportInput input,
+                    llvm::raw_ostream &errs);
+
+} // namespace hwreport
+
+#endif // HWAGENT_REPORTHTML_HTMLREPORT_H

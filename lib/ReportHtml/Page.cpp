@@ -1,0 +1,271 @@
+//===- Page.cpp - the page and its tables ---------------------------------===//
+//
+// Server-side HTML (the headline, the legend, the graph, every function's
+// totals and programs) so that the page reads without its script; the
+// embedded script adds the details of a program's regions on click from the
+// embedded JSON, using DOM text nodes only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Page.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace hwreport;
+using namespace hwreport::html;
+namespace json = llvm::json;
+
+std::string hwreport::escapeHtml(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// "cpu 1.2 ms, 3.1 mJ; ane 0.4 ms, 0.9 mJ (reload); gpu illegal: ..."
+std::string alternatives(const ProgramReport &program) {
+  std::vector<std::string> parts;
+  for (const BackendCost &cost : program.onBackends) {
+    std::string backend = hwcore::backendName(cost.backend);
+    if (!cost.legal) {
+      parts.push_back(backend + " illegal: " + cost.text);
+      continue;
+    }
+    parts.push_back(backend + " " + secondsText(cost.seconds) + ", " +
+                    joulesText(cost.joules) +
+                    (cost.weightUpdate == hwcore::WeightUpdate::none
+                         ? ""
+                         : std::string(" (") +
+                               hwcore::weightUpdateName(cost.weightUpdate) +
+                               ")"));
+  }
+  return llvm::join(parts, "; ");
+}
+
+/// The data the script reads: per function its programs and (up to
+/// kMaxDetailedRegions) regions.
+json::Value scriptData(const PartitionReport &report) {
+  json::Array out;
+  for (const FunctionReport &f : report.functions) {
+    json::Array programs, regions;
+    for (const ProgramReport &program : f.programs)
+      programs.push_back(
+          json::Object{{"backend", hwcore::backendName(program.backend)},
+                       {"description", program.description}});
+    for (const RegionReport &region : f.regions) {
+      if (regions.size() >= kMaxDetailedRegions)
+        break;
+      json::Object costs;
+      for (const BackendCost &cost : region.costs)
+        costs[hwcore::backendName(cost.backend)] =
+            json::Object{{"legal", cost.legal},
+                         {"text", secondsText(cost.legal ? cost.seconds : NAN)},
+                         {"reason", cost.legal ? std::string() : cost.text}};
+      const std::optional<RegionFeatures> &fe = region.features;
+      regions.push_back(json::Object{
+          {"id", region.id},
+          {"program", region.program},
+          {"phase", region.phase ? hwcore::phaseName(*region.phase) : ""},
+          {"location", region.location},
+          {"flops", fe ? fe->flops : 0},
+          {"bytes", fe ? fe->bytesRead + fe->bytesWritten : 0},
+          {"costs", std::move(costs)},
+          {"explanation", region.explanation}});
+    }
+    out.push_back(json::Object{{"name", f.name},
+                               {"programs", std::move(programs)},
+                               {"regions", std::move(regions)}});
+  }
+  return json::Object{{"functions", std::move(out)}};
+}
+
+/// JSON that is safe inside a <script> element: '<' only ever occurs in
+/// strings, where \u003c means the same.
+std::string scriptSafeJson(const json::Value &value) {
+  std::string raw;
+  llvm::raw_string_ostream os(raw);
+  os << value;
+  std::string out;
+  for (char c : raw) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// The headline: what was partitioned for what, which times are
+/// simulated, and the legend.
+void writeHead(const PartitionReport &report, llvm::raw_ostream &os) {
+  std::vector<std::string> names, simulated;
+  for (const FunctionReport &f : report.functions)
+    names.push_back("@" + f.name);
+  for (hwcore::BackendKind b : report.simulated)
+    simulated.push_back(hwcore::backendName(b));
+  std::string title = "hwagent partition of " + llvm::join(names, ", ") +
+                      " for " + report.target;
+  os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"generator\" content=\"hwagent\"><title>"
+     << escapeHtml(title) << "</title><style>" << style()
+     << "</style></head>\n<body>\n<h1>" << escapeHtml(title) << "</h1>\n";
+  os << "<p class=\"note\">Strategy "
+     << escapeHtml(hwcore::strategyName(report.strategy))
+     << ". Every ANE and GPU time on this page is a prediction of the "
+        "simulated device model";
+  if (!simulated.empty())
+    os << " (simulated here: " << escapeHtml(llvm::join(simulated, ", "))
+       << ")";
+  os << "; CPU times are predicted by the same model unless a run below "
+        "measured them. Energy is modelled from the target's power "
+        "values.</p>\n";
+  os << "<div id=\"legend\">Backends:";
+  for (hwcore::BackendKind backend : hwcore::kAllBackends)
+    os << "<span class=\"swatch\" style=\"background:"
+       << hwcore::backendColor(backend) << "\"></span>"
+       << hwcore::backendName(backend);
+  os << "<span class=\"swatch\" style=\"background:" << hwcore::kHostColor
+     << "\"></span>host (the function's arguments and results) &nbsp; <span "
+        "style=\"color:#d62828\">&#8212;</span> a boundary between backends "
+        "(copy, conversion, sync)</div>\n";
+}
+
+/// The graph of every function, or why there is none.
+void writeGraph(const HtmlReportInput &input, llvm::raw_ostream &os) {
+  size_t totalPrograms = 0;
+  for (const FunctionReport &f : input.partition.functions)
+    totalPrograms += f.programs.size();
+  std::string graphNote, svg;
+  if (totalPrograms > input.maxGraphPrograms) {
+    graphNote = llvm::formatv("The graph has {0} programs, more than the {1} "
+                              "this page draws; the tables below list every "
+                              "program.",
+                              totalPrograms, input.maxGraphPrograms);
+  } else {
+    llvm::Expected<std::string> rendered =
+        renderGraphviz(programGraph(input.partition), input.dotProgram);
+    if (rendered)
+      svg = std::move(*rendered);
+    else
+      graphNote = "No graph: " + llvm::toString(rendered.takeError());
+  }
+  os << "<h2>The step, program by program</h2>\n<p class=\"note\">One node "
+        "per program (the unit the chip launches), coloured by its backend, "
+        "with its predicted time, its regions and their training phases. "
+        "Click a program (or its row below) for its regions: features, cost "
+        "on every backend and the rule that placed them.</p>\n";
+  if (!svg.empty())
+    os << "<div class=\"graph\" id=\"graph\">" << svg << "</div>\n";
+  else
+    os << "<p class=\"bad\" id=\"graph-missing\">" << escapeHtml(graphNote)
+       << "</p>\n";
+}
+
+/// Every strategy's time and energy, the lower bound, the energy split.
+void writeTotals(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
+  os << "<table id=\"totals-" << index
+     << "\"><tr><th class=\"l\">strategy</th><th>step time</th><th>step "
+        "energy (modelled)</th></tr>\n";
+  for (const StrategyTotals &t : f.strategies)
+    os << "<tr><td class=\"l\">" << escapeHtml(hwcore::strategyName(t.strategy))
+       << "</td><td>" << secondsText(t.seconds) << "</td><td>"
+       << joulesText(t.joules) << "</td></tr>\n";
+  std::string objective = hwcore::objectiveName(f.objective);
+  os << "<tr><td class=\"l\">lower bound (" << escapeHtml(objective)
+     << ")</td><td colspan=\"2\">"
+     << (f.objective == hwcore::Objective::energy ? joulesText(f.lowerBound)
+         : f.objective == hwcore::Objective::edp
+             ? std::string(llvm::formatv("{0:e3} J s", f.lowerBound))
+             : secondsText(f.lowerBound))
+     << llvm::formatv(", chosen plan within {0:f2}% of it", f.gapPercent)
+     << "</td></tr></table>\n";
+  os << "<p class=\"note\">Energy of the chosen plan (modelled): programs "
+     << joulesText(f.programJoules) << ", boundaries "
+     << joulesText(f.boundaryJoules) << ", static "
+     << joulesText(f.staticJoules) << ", idle " << joulesText(f.idleJoules)
+     << llvm::formatv("; average power {0:f2} W", f.averagePower())
+     << (f.powerCap > 0
+             ? std::string(llvm::formatv("; power cap {0:f2} W", f.powerCap))
+             : std::string())
+     << ".</p>\n";
+}
+
+/// One row per program; a click shows its regions.
+void writePrograms(size_t index, const FunctionReport &f,
+                   llvm::raw_ostream &os) {
+  os << "<table id=\"programs-" << index
+     << "\" class=\"programs\"><tr><th>program</th><th "
+        "class=\"l\">backend</th><th>regions</th><th "
+        "class=\"l\">phases</th><th>time</th><th>energy</th><th>launch</"
+        "th><th>compute</th><th>memory</th><th>weights</th><th "
+        "class=\"l\">weight handling</th><th class=\"l\">bound "
+        "by</th><th class=\"l\">on each backend</th></tr>\n";
+  for (const ProgramReport &p : f.programs)
+    os << "<tr data-function=\"" << index << "\" data-program=\"" << p.id
+       << "\"><td>" << p.id << "</td><td class=\"l\"><span "
+       << "style=\"background:" << hwcore::backendColor(p.backend)
+       << ";padding:0 6px\">" << escapeHtml(hwcore::backendName(p.backend))
+       << "</span></td><td>" << p.regions.size() << "</td><td class=\"l\">"
+       << escapeHtml(programPhases(f, p)) << "</td><td>"
+       << secondsText(p.seconds) << "</td><td>"
+       << joulesText(p.joules + p.hostJoules) << "</td><td>"
+       << secondsText(p.launch) << "</td><td>" << secondsText(p.compute)
+       << "</td><td>" << secondsText(p.memory) << "</td><td>"
+       << secondsText(p.weights) << "</td><td class=\"l\">"
+       << escapeHtml(hwcore::weightUpdateName(p.weightUpdate))
+       << (p.weightBytes > 0 ? " (" + formatBytes(double(p.weightBytes)) + ")"
+                             : std::string())
+       << "</td><td class=\"l\">" << escapeHtml(p.binding)
+       << "</td><td class=\"l\">" << escapeHtml(alternatives(p))
+       << "</td></tr>\n";
+  os << "</table>\n<div class=\"details\" id=\"details-" << index
+     << "\"><p class=\"note\">Click a program for its regions.</p></div>\n";
+  if (f.regions.size() > kMaxDetailedRegions)
+    os << "<p class=\"note\">Details of the first " << kMaxDetailedRegions
+       << " of " << f.regions.size()
+       << " regions are embedded; the JSON report (report=) has all.</p>\n";
+}
+
+} // namespace
+
+void hwreport::writeHtmlReport(const HtmlReportInput &input,
+                               llvm::raw_ostream &os) {
+  const PartitionReport &report = input.partition;
+  writeHead(report, os);
+  writeGraph(input, os);
+  for (auto [index, f] : llvm::enumerate(report.functions)) {
+    os << "<h2>@" << escapeHtml(f.name) << "</h2>\n";
+    writeTotals(index, f, os);
+    writePrograms(index, f, os);
+  }
+  if (!input.run.empty())
+    writeRun(input, os);
+  os << "<script type=\"application/json\" id=\"hwagent-data\">"
+     << scriptSafeJson(scriptData(report)) << "</script>\n<script>" << script()
+     << "</script>\n</body></html>\n";
+}

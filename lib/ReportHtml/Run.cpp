@@ -1,0 +1,193 @@
+//===- Run.cpp - a run on the page, and pages of saved files -------------===//
+//
+// After a run, the page shows it: the step-time curve with re-partitions,
+// objective and telemetry events marked, the loss and validation accuracy,
+// and predicted against measured per program (from the session log, JSON
+// Lines: docs/runtime.md). hwagent-report and hwagent-run --html build the
+// page from a saved partition report and log.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Page.h"
+
+#include "HwAgent/Config/Json.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace hwreport;
+using namespace hwreport::html;
+namespace json = llvm::json;
+
+namespace {
+double number(const json::Object &o, llvm::StringRef key, double fallback = 0) {
+  if (std::optional<double> v = o.getNumber(key))
+    return *v;
+  return fallback;
+}
+
+std::string text(const json::Object &o, llvm::StringRef key) {
+  if (std::optional<llvm::StringRef> v = o.getString(key))
+    return v->str();
+  return "";
+}
+} // namespace
+
+void hwreport::html::writeRun(const HtmlReportInput &input,
+                              llvm::raw_ostream &os) {
+  os << "<h2 id=\"run\">The run</h2>\n<p class=\"note\">From "
+     << escapeHtml(input.runSource)
+     << ". CPU times are measured on the machine that ran the step unless "
+        "the run simulated them; ANE and GPU times are simulated by the "
+        "target's device model; joules are modelled.</p>\n";
+  if (!input.runSummary.empty()) {
+    os << "<table id=\"run-summary\">";
+    for (const auto &[name, value] : input.runSummary)
+      os << "<tr><th class=\"l\">" << escapeHtml(name)
+         << "</th><td class=\"l\">" << escapeHtml(value) << "</td></tr>";
+    os << "</table>\n";
+  }
+  // Per program and backend: executions and mean seconds, against the
+  // prediction the log carries.
+  struct Stat {
+    int64_t n = 0;
+    double seconds = 0, predicted = 0, joules = 0;
+    bool simulated = true;
+  };
+  std::map<std::pair<int64_t, std::string>, Stat> stats;
+  std::vector<std::pair<double, double>> stepTimes, losses, accuracy;
+  std::vector<std::pair<double, std::string>> marks;
+  for (const json::Value &v : input.run) {
+    const json::Object *r = v.getAsObject();
+    if (!r)
+      continue;
+    std::string type = text(*r, "type");
+    double step = number(*r, "step");
+    if (type == "program") {
+      Stat &s = stats[{int64_t(number(*r, "program")), text(*r, "backend")}];
+      ++s.n;
+      s.seconds += number(*r, "seconds");
+      s.predicted += number(*r, "predicted_seconds", NAN);
+      s.joules += number(*r, "joules");
+      s.simulated = r->getBoolean("simulated").value_or(true);
+    } else if (type == "step") {
+      stepTimes.push_back({step, number(*r, "step_seconds") * 1e3});
+      losses.push_back({step, number(*r, "loss", NAN)});
+    } else if (type == "eval") {
+      accuracy.push_back({step, 100 * number(*r, "val_accuracy", NAN)});
+    } else if (type == "repartition" &&
+               r->getBoolean("applied").value_or(false)) {
+      marks.push_back({step, "re-partition"});
+    } else if (type == "objective") {
+      std::string label = "objective " + text(*r, "objective");
+      if (number(*r, "power_cap") > 0)
+        label += llvm::formatv(", cap {0:f1} W", number(*r, "power_cap"));
+      marks.push_back({step, label});
+    } else if (type == "telemetry") {
+      marks.push_back(
+          {step,
+           llvm::formatv("{0} x{1:f2}", text(*r, "backend"),
+                         1.0 / std::max(number(*r, "speed_factor", 1), 1e-9))});
+    }
+  }
+  os << lineChart("step-time-chart",
+                  "Step time per step (as the target would run it)", "ms",
+                  stepTimes, marks);
+  os << "\n" << lineChart("loss-chart", "Training loss", "", losses, {});
+  if (!accuracy.empty())
+    os << "\n"
+       << lineChart("accuracy-chart", "Validation accuracy", "%", accuracy, {});
+  os << "\n<h3>Predicted against measured, per program</h3>\n"
+        "<table id=\"run-programs\"><tr><th>program</th><th "
+        "class=\"l\">backend</th><th>executions</th><th>mean time</th><th "
+        "class=\"l\">how</th><th>predicted</th><th>measured / "
+        "predicted</th><th>mean energy (modelled)</th></tr>\n";
+  for (const auto &[key, s] : stats) {
+    double mean = s.seconds / double(s.n);
+    double predicted = s.predicted / double(s.n);
+    os << "<tr><td>" << key.first << "</td><td class=\"l\">"
+       << escapeHtml(key.second) << "</td><td>" << s.n << "</td><td>"
+       << secondsText(mean) << "</td><td class=\"l\">"
+       << (s.simulated ? "simulated" : "measured") << "</td><td>"
+       << secondsText(predicted) << "</td><td>"
+       << (predicted > 0
+               ? std::string(llvm::formatv("{0:f2}", mean / predicted))
+               : std::string("-"))
+       << "</td><td>" << joulesText(s.joules / double(s.n)) << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
+bool hwreport::writeRunReport(const std::string &htmlPath,
+                              const std::string &reportPath,
+                              const std::string &logPath, HtmlReportInput input,
+                              llvm::raw_ostream &errs) {
+  std::string error;
+  std::optional<std::string> reportText =
+      hwconfig::readTextFile(reportPath, error);
+  if (!reportText) {
+    errs << "hwagent: " << error << "\n";
+    return false;
+  }
+  int64_t version = 0;
+  std::optional<llvm::json::Value> partition = hwconfig::parseDocument(
+      *reportText, "hwagent.partition", kPartitionSchemaVersion,
+      kPartitionSchemaVersion, version, error);
+  if (!partition) {
+    errs << "hwagent: " << reportPath << ": " << error << "\n";
+    return false;
+  }
+  llvm::Expected<PartitionReport> model = readJson(*partition);
+  if (!model) {
+    errs << "hwagent: " << reportPath << ": "
+         << llvm::toString(model.takeError()) << "\n";
+    return false;
+  }
+  input.partition = std::move(*model);
+  if (!logPath.empty()) {
+    std::optional<std::string> log = hwconfig::readTextFile(logPath, error);
+    if (!log) {
+      errs << "hwagent: " << error << "\n";
+      return false;
+    }
+    if (input.runSource.empty())
+      input.runSource = logPath;
+    int64_t line = 0;
+    for (llvm::StringRef text : llvm::split(*log, '\n')) {
+      ++line;
+      if (text.trim().empty())
+        continue;
+      llvm::Expected<llvm::json::Value> record = llvm::json::parse(text);
+      if (!record) {
+        errs << "hwagent: " << logPath << ":" << line << ": "
+             << llvm::toString(record.takeError()) << "\n";
+        return false;
+      }
+      input.run.push_back(std::move(*record));
+    }
+  }
+  std::error_code ec;
+  auto file = std::make_unique<llvm::ToolOutputFile>(htmlPath, ec,
+                                                     llvm::sys::fs::OF_Text);
+  if (ec) {
+    errs << "hwagent: cannot write '" << htmlPath << "': " << ec.message()
+         << "\n";
+    return false;
+  }
+  writeHtmlReport(input, file->os());
+  file->os().flush();
+  if (file->os().has_error()) {
+    errs << "hwagent: cannot write '" << htmlPath
+         << "': " << file->os().error().message() << "\n";
+    file->os().clear_error();
+    return false;
+  }
+  file->keep();
+  return true;
+}

@@ -1,0 +1,94 @@
+//===- Jit.cpp - JIT-compile lowered code for this machine ----------------===//
+
+#include "Driver/Jit.h"
+
+#include "hwagent_rt/hwagent_abi.h"
+#include "hwagent_rt/hwagent_kernels.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <functional>
+
+using namespace mlir;
+
+std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
+                                                        std::string &error) {
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder) {
+    error =
+        "cannot describe this CPU: " + llvm::toString(hostBuilder.takeError());
+    return nullptr;
+  }
+  auto targetMachine = hostBuilder->createTargetMachine();
+  if (!targetMachine) {
+    error =
+        "cannot target this CPU: " + llvm::toString(targetMachine.takeError());
+    return nullptr;
+  }
+  ExecutionEngineOptions engineOptions;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  // LLVM's -O1 module pipeline: the same step times as -O2 on every bundled
+  // workload (the contractions are in the kernel; the loops left vectorize
+  // either way) and a third less compile time (docs/cpu-backend.md).
+  // ExecutionEngineOptions::transformer is a function_ref: the callable must
+  // outlive create().
+  std::function<llvm::Error(llvm::Module *)> o1 =
+      makeOptimizingTransformer(1, /*sizeLevel=*/0, targetMachine->get());
+  // HWAGENT_JIT_DUMP=file writes the optimized LLVM IR the JIT compiles
+  // (for llc / perf comparisons, docs/building.md).
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      [o1](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error e = o1(m))
+      return e;
+    if (const char *path = std::getenv("HWAGENT_JIT_DUMP")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (!ec)
+        m->print(os, nullptr);
+    }
+    return llvm::Error::success();
+  };
+  engineOptions.transformer = optimize;
+  engineOptions.enableGDBNotificationListener = false;
+  // Off by default (it writes dumps under the temp directory); on when
+  // profiling the JIT code with `perf record -k 1` + `perf inject --jit`.
+  engineOptions.enablePerfNotificationListener =
+      std::getenv("HWAGENT_JIT_PERF") != nullptr;
+  std::string runnerUtils = HWAGENT_MLIR_C_RUNNER_UTILS;
+  SmallVector<StringRef> libs = {runnerUtils};
+  engineOptions.sharedLibPaths = libs;
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
+  if (!engine) {
+    error = "JIT failed: " + llvm::toString(engine.takeError());
+    return nullptr;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    auto add = [&](const char *name, void *address) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    // The names the compiler emits (hwagent_abi.h, hwagent_kernels.h).
+    add(HWAGENT_SELECT_SYMBOL, reinterpret_cast<void *>(&hwagent_rt_select));
+    add(HWAGENT_BEGIN_SYMBOL, reinterpret_cast<void *>(&hwagent_rt_begin));
+    add(HWAGENT_END_SYMBOL, reinterpret_cast<void *>(&hwagent_rt_end));
+    add("_mlir_memref_to_llvm_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+    add("_mlir_memref_to_llvm_free",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    add("_mlir_ciface_" HWAGENT_CONTRACT_F32_SYMBOL,
+        reinterpret_cast<void *>(&_mlir_ciface_hwagent_contract_f32));
+    add(HWAGENT_PARALLEL_FOR_SYMBOL,
+        reinterpret_cast<void *>(&hwagent_parallel_for));
+    return map;
+  });
+  return std::move(*engine);
+}
