@@ -5,7 +5,8 @@
 #include "hwagent_rt/hwagent_abi.h"
 #include "hwagent_rt/hwagent_kernels.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Module.h"
@@ -15,6 +16,25 @@
 #include <functional>
 
 using namespace mlir;
+
+/// LLVM's -O1 module pipeline for `machine`, without loop interleaving.
+static void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopInterleaving = false;
+  llvm::PassBuilder builder(machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1);
+  pipeline.run(module, modules);
+}
 
 std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
                                                         std::string &error) {
@@ -34,17 +54,18 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   // LLVM's -O1 module pipeline: the same step times as -O2 on every bundled
   // workload (the contractions are in the kernel; the loops left vectorize
-  // either way) and a third less compile time (docs/cpu-backend.md).
+  // either way) and a third less compile time (docs/cpu-backend.md). Loop
+  // interleaving is off: on imported steps of hundreds of small loops it
+  // multiplied the code instruction selection and scheduling work through
+  // (a third of the start-up; docs/importer.md, "Start-up").
   // ExecutionEngineOptions::transformer is a function_ref: the callable must
   // outlive create().
-  std::function<llvm::Error(llvm::Module *)> o1 =
-      makeOptimizingTransformer(1, /*sizeLevel=*/0, targetMachine->get());
-  // HWAGENT_JIT_DUMP=file writes the optimized LLVM IR the JIT compiles
-  // (for llc / perf comparisons, docs/building.md).
+  llvm::TargetMachine *machine = targetMachine->get();
   std::function<llvm::Error(llvm::Module *)> optimize =
-      [o1](llvm::Module *m) -> llvm::Error {
-    if (llvm::Error e = o1(m))
-      return e;
+      [machine](llvm::Module *m) -> llvm::Error {
+    optimizeModule(*m, machine);
+    // HWAGENT_JIT_DUMP=file writes the optimized LLVM IR the JIT compiles
+    // (for llc / perf comparisons, docs/building.md).
     if (const char *path = std::getenv("HWAGENT_JIT_DUMP")) {
       std::error_code ec;
       llvm::raw_fd_ostream os(path, ec);
