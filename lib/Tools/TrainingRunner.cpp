@@ -71,18 +71,34 @@ TrainingRunner::create(OwningOpRef<ModuleOp> module,
   }
   if (failed(checkArguments(fn, errs)))
     return nullptr;
-  std::string mappingError;
-  llvm::raw_string_ostream mappingOs(mappingError);
-  FailureOr<std::vector<unsigned>> mapping =
-      mapStepParameters(fn, options.paramArgs, mappingOs);
-  if (failed(mapping)) {
-    errs << "hwagent-run: " << mappingError;
-    return nullptr;
+  if (options.noUpdates) {
+    // Nothing is updated: the compiled signature says so too.
+    if (!options.paramArgs.empty()) {
+      errs << "hwagent-run: --params and --no-updates cannot be combined\n";
+      return nullptr;
+    }
+    fn->setAttr(kNoUpdatesAttr, UnitAttr::get(fn.getContext()));
+  } else {
+    std::string mappingError;
+    llvm::raw_string_ostream mappingOs(mappingError);
+    FailureOr<std::vector<unsigned>> mapping =
+        mapStepParameters(fn, options.paramArgs, mappingOs);
+    if (failed(mapping)) {
+      errs << "hwagent-run: " << mappingError << "hwagent-run: if @"
+           << options.entry
+           << " returns gradients or other outputs rather than updated "
+              "parameters, run it with --no-updates\n";
+      return nullptr;
+    }
+    r->params = *mapping;
   }
-  r->params = *mapping;
-  for (unsigned a = 0; a < type.getNumInputs(); ++a)
-    if (!llvm::count(r->params, a))
+  for (unsigned a = 0; a < type.getNumInputs(); ++a) {
+    // Without updates, parameters are the arguments marked as such.
+    auto role = fn.getArgAttrOfType<StringAttr>(a, "hwagent.role");
+    if (!llvm::count(r->params, a) &&
+        !(options.noUpdates && role && role.getValue() == "parameter"))
       r->inputs.push_back(a);
+  }
   // The compiled signature follows the same mapping: an explicit one
   // becomes the arguments' markers.
   if (!options.paramArgs.empty()) {
@@ -274,6 +290,32 @@ bool TrainingRunner::evaluate(
       continue;
     }
     results.emplace_back(fn->results[i].name, v);
+  }
+  return true;
+}
+
+bool TrainingRunner::saveOutputs(const std::string &path,
+                                 llvm::raw_ostream &errs) const {
+  const hwagent_function_info_t *fn = hwagent_step_function(trainStep);
+  std::vector<hwagent_tensor_t> tensors;
+  for (uint32_t i = 0; i < fn->num_results; ++i) {
+    if (fn->results[i].role == HWAGENT_ROLE_PARAMETER)
+      continue;
+    hwagent_tensor_t t;
+    if (hwagent_step_result(trainStep, fn->results[i].name, &t) != HWAGENT_OK) {
+      errs << "hwagent-run: " << hwagent_error_message() << "\n";
+      return false;
+    }
+    t.name = fn->results[i].name;
+    tensors.push_back(t);
+  }
+  const char *metadata[] = {"format", "hwagent-outputs", "entry",
+                            entry.c_str()};
+  if (hwagent_safetensors_write(path.c_str(), tensors.data(), tensors.size(),
+                                metadata, 2) != HWAGENT_OK) {
+    errs << "hwagent-run: cannot write the outputs: " << hwagent_error_message()
+         << "\n";
+    return false;
   }
   return true;
 }

@@ -3,6 +3,8 @@
 //   hwagent-run train_step.mlir [--steps N] [--target apple-m4] [--seed S]
 //       [--strategy optimal] [--backend auto|cpu|ane|gpu] [--log run.jsonl]
 //       [--trace trace.json] [--scenario s.txt] [--fault-program P]
+//       [--no-updates] [--outputs out.safetensors]
+//       [--allow-unregistered-dialect]
 //
 // Partitions the step (unless it already is), lowers it to the runtime and
 // LLVM, JIT-compiles it and runs N steps, feeding the updated parameters
@@ -19,6 +21,7 @@
 #include "HwAgent/Tools/TrainingRunner.h"
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -228,6 +231,22 @@ static cl::list<int64_t> paramArgs(
 static cl::opt<int64_t>
     classes("classes", cl::desc("Classes of integer labels (0 = infer)"),
             cl::init(0), cl::cat(runCategory));
+static cl::opt<bool> noUpdates(
+    "no-updates",
+    cl::desc("The results after the loss are outputs (e.g. gradients), not "
+             "updated parameters: every step runs on the same arguments"),
+    cl::init(false), cl::cat(runCategory));
+static cl::opt<std::string> outputsPath(
+    "outputs",
+    cl::desc("Write the last step's loss and outputs (the results that "
+             "update no parameter) here, as safetensors"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<bool> allowUnregistered(
+    "allow-unregistered-dialect",
+    cl::desc("Accept ops of unregistered dialects (ByteIR's "
+             "byre.compute_on_tensor library calls are compiled; "
+             "docs/byteir.md)"),
+    cl::init(false), cl::cat(runCategory));
 static cl::opt<int>
     cpuThreads("cpu-threads",
                cl::desc("Threads the CPU kernels and parallel loops may use "
@@ -351,6 +370,7 @@ bool Run::start(OwningOpRef<ModuleOp> module) {
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());
   options.classes = classes;
+  options.noUpdates = noUpdates;
   options.evalEntry = evalEntry;
   // The page needs the partition's report and the run's log: temporary
   // files unless the log was asked for.
@@ -454,8 +474,14 @@ bool Run::prepare() {
     firstStep = checkpoint.step;
   }
   checkpoint.entry = entry;
+  if (noUpdates && (!savePath.empty() || !resumePath.empty()))
+    return error("--save and --resume need parameters that the step updates; "
+                 "with --no-updates write the results with --outputs");
   if (saveEvery < 0)
     return error("--save-every must be >= 0");
+  if (!outputsPath.empty() &&
+      !hwagent::checkWritable(outputsPath, llvm::errs()))
+    return false;
   if (!savePath.empty() && !hwagent::checkWritable(savePath, llvm::errs()))
     return false;
   totalSteps = steps;
@@ -470,7 +496,11 @@ void Run::printHeader() {
   llvm::outs() << llvm::formatv(
       "hwagent-run: @{0} from {1}: {2} inputs, {3} parameters, {4} programs; "
       "target {5}; compiled in {6:f2} s; peak live tensors {7:f1} MiB\n",
-      entry, inputFile, runner->getNumInputs(), runner->getNumParams(),
+      entry, inputFile, runner->getNumInputs(),
+      noUpdates ? llvm::formatv("{0} fixed", runner->getArgs().size() -
+                                                 runner->getNumInputs())
+                      .str()
+                : std::to_string(runner->getNumParams()),
       hwagent_session_num_programs(session), target,
       runner->getCompileSeconds(), runner->getPeakBytes() / double(1 << 20));
   if (dataset)
@@ -657,6 +687,13 @@ bool Run::train() {
     llvm::outs() << llvm::formatv("hwagent-run: saved the parameters after "
                                   "step {0} to {1}\n",
                                   checkpoint.step, savePath);
+  }
+  if (!outputsPath.empty() && ran > 0) {
+    if (!runner->saveOutputs(outputsPath, llvm::errs()))
+      return false;
+    llvm::outs() << llvm::formatv("hwagent-run: wrote the outputs of step {0} "
+                                  "to {1}\n",
+                                  firstStep + ran - 1, outputsPath);
   }
   if (stopRequested)
     llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "
@@ -845,9 +882,20 @@ int main(int argc, char **argv) {
   hwagent::registerRunnerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  context.allowUnregisteredDialects(allowUnregistered);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
   if (!module)
     return fail("cannot parse '" + inputFile + "'");
+  // Without --entry, a module without @train_step runs its only public
+  // function (a step exported by another compiler: ByteIR's @main).
+  if (!entry.getNumOccurrences() && !module->lookupSymbol(entry)) {
+    SmallVector<func::FuncOp> candidates;
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal())
+        candidates.push_back(fn);
+    if (candidates.size() == 1)
+      entry = candidates.front().getName().str();
+  }
 
   Run run;
   if (!run.start(std::move(module)) || !run.prepare())
