@@ -79,11 +79,13 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1
 // -----
 
 // Batch norm in training mode: the statistics are reductions over every
-// dimension but the feature one, in f32.
+// dimension but the feature one, computed from f32 values and accumulated in
+// f64.
 // CHECK-DAG: #[[ALL:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batch_norm
-// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[C]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x8x4x4xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[C]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x8x4x4xf32>) outs(%{{.*}} : tensor<8xf64>)
+// CHECK: arith.extf %{{.*}} : f32 to f64
 // CHECK: math.sqrt
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ALL]], #[[C]], #[[C]], #[[C]], #[[C]], #[[ALL]]]
 // CHECK: arith.truncf %{{.*}} : f32 to f16
