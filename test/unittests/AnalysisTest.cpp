@@ -135,6 +135,18 @@ func.func @eval_step(%x: tensor<4x4xf32>, %w: tensor<4x4xf32> {hwagent.role = "p
   EXPECT_NE(error.find("cannot update argument #3"), std::string::npos)
       << error;
   EXPECT_TRUE(succeeded(mapStepParameters(train, {2, 3}, os)));
+
+  // Marked hwagent.no_updates (hwagent-run --no-updates), the same results
+  // are outputs: nothing is updated, result 0 stays the loss.
+  train->setAttr(kNoUpdatesAttr, UnitAttr::get(&context));
+  StepSignature gradients = describeFunction(train);
+  EXPECT_FALSE(gradients.isTrainingStep);
+  EXPECT_EQ(gradients.args[2].role, HWAGENT_ROLE_INPUT);
+  EXPECT_EQ(gradients.results[0].name, "loss");
+  EXPECT_EQ(gradients.results[0].role, HWAGENT_ROLE_LOSS);
+  EXPECT_EQ(gradients.results[1].name, "result1");
+  EXPECT_EQ(gradients.results[1].role, HWAGENT_ROLE_OUTPUT);
+  EXPECT_EQ(gradients.results[1].updates, -1);
 }
 
 TEST_F(AnalysisTest, ModelTableOfAPartitionedStep) {

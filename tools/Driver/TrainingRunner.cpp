@@ -79,16 +79,34 @@ static LogicalResult mapParameters(func::FuncOp fn,
                                    std::vector<unsigned> &params,
                                    std::vector<unsigned> &inputs,
                                    llvm::raw_ostream &errs) {
+  unsigned numArgs = fn.getFunctionType().getNumInputs();
+  if (options.noUpdates) {
+    // Nothing is updated (a step returning gradients): the compiled
+    // signature says so too; parameters are the arguments marked as such.
+    if (!options.paramArgs.empty()) {
+      errs << "hwagent-run: --params and --no-updates cannot be combined\n";
+      return failure();
+    }
+    fn->setAttr(kNoUpdatesAttr, UnitAttr::get(fn.getContext()));
+    for (unsigned a = 0; a < numArgs; ++a) {
+      auto role = fn.getArgAttrOfType<StringAttr>(a, "hwagent.role");
+      if (!(role && role.getValue() == "parameter"))
+        inputs.push_back(a);
+    }
+    return success();
+  }
   std::string mappingError;
   llvm::raw_string_ostream mappingOs(mappingError);
   FailureOr<std::vector<unsigned>> mapping =
       mapStepParameters(fn, options.paramArgs, mappingOs);
   if (failed(mapping)) {
-    errs << "hwagent-run: " << mappingError;
+    errs << "hwagent-run: " << mappingError << "hwagent-run: if @"
+         << options.entry
+         << " returns gradients or other outputs rather than updated "
+            "parameters, run it with --no-updates\n";
     return failure();
   }
   params = *mapping;
-  unsigned numArgs = fn.getFunctionType().getNumInputs();
   for (unsigned a = 0; a < numArgs; ++a)
     if (!llvm::count(params, a))
       inputs.push_back(a);
@@ -196,8 +214,8 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
   // that is part of the start-up the figure reports.
   if (llvm::Expected<void *> symbol = engine->lookup(HWAGENT_MODEL_INFO_SYMBOL);
       !symbol) {
-    errs << "hwagent-run: no model info: "
-         << llvm::toString(symbol.takeError()) << "\n";
+    errs << "hwagent-run: no model info: " << llvm::toString(symbol.takeError())
+         << "\n";
     return false;
   }
   compileSeconds =
@@ -312,6 +330,32 @@ bool TrainingRunner::evaluate(
       continue;
     }
     results.emplace_back(fn->results[i].name, v);
+  }
+  return true;
+}
+
+bool TrainingRunner::saveOutputs(const std::string &path,
+                                 llvm::raw_ostream &errs) const {
+  const hwagent_function_info_t *fn = hwagent_step_function(trainStep);
+  std::vector<hwagent_tensor_t> tensors;
+  for (uint32_t i = 0; i < fn->num_results; ++i) {
+    if (fn->results[i].role == HWAGENT_ROLE_PARAMETER)
+      continue;
+    hwagent_tensor_t t;
+    if (hwagent_step_result(trainStep, fn->results[i].name, &t) != HWAGENT_OK) {
+      errs << "hwagent-run: " << hwagent_error_message() << "\n";
+      return false;
+    }
+    t.name = fn->results[i].name;
+    tensors.push_back(t);
+  }
+  const char *metadata[] = {"format", "hwagent-outputs", "entry",
+                            entry.c_str()};
+  if (hwagent_safetensors_write(path.c_str(), tensors.data(), tensors.size(),
+                                metadata, 2) != HWAGENT_OK) {
+    errs << "hwagent-run: cannot write the outputs: " << hwagent_error_message()
+         << "\n";
+    return false;
   }
   return true;
 }

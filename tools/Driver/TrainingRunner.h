@@ -68,6 +68,9 @@ struct RunnerOptions {
   /// Classes of integer labels (0: the smallest rank-1 parameter's size,
   /// at least 2).
   int64_t classes = 0;
+  /// The results after the loss are outputs (a step that returns
+  /// gradients): no argument is updated (StepSignature.h, kNoUpdatesAttr).
+  bool noUpdates = false;
   /// Runtime options (log, trace, faults, scenario, forced backend...).
   hwagent_options_t runtime;
 
@@ -127,6 +130,10 @@ public:
   /// name. False (with the error) when it cannot run.
   bool evaluate(std::vector<std::pair<std::string, double>> &results,
                 llvm::raw_ostream &errs);
+  /// Writes the last step's loss and outputs (every result that updates no
+  /// parameter) to `path` as safetensors, by name. False (with the error on
+  /// `errs`) when it cannot.
+  bool saveOutputs(const std::string &path, llvm::raw_ostream &errs) const;
   /// Ends the session: flushes the log and trace, writes the profile.
   /// Returns false (with the message on `errs`) when an output failed.
   bool finish(llvm::raw_ostream &errs);

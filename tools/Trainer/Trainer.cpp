@@ -44,6 +44,14 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
     return nullptr;
   if (!options.savePath.empty() && !checkWritable(options.savePath, errs))
     return nullptr;
+  if (runnerOptions.noUpdates &&
+      (!options.savePath.empty() || !options.resumePath.empty())) {
+    error(errs, "--save and --resume need parameters that the step updates; "
+                "with --no-updates write the results with --outputs");
+    return nullptr;
+  }
+  if (!options.outputsPath.empty() && !checkWritable(options.outputsPath, errs))
+    return nullptr;
   t->totalSteps = options.steps >= 0 ? options.steps : 10;
   if (options.epochs > 0 && options.steps < 0)
     t->totalSteps = options.epochs * t->batchesPerEpoch;
@@ -243,6 +251,11 @@ bool Trainer::run(TrainerObserver &observer, const std::atomic<bool> &stop,
     if (!saveCheckpoint(options.savePath, runner->getArgs(), checkpoint, errs))
       return false;
     summary.savedStep = checkpoint.step;
+  }
+  if (!options.outputsPath.empty() && ran > 0) {
+    if (!runner->saveOutputs(options.outputsPath, errs))
+      return false;
+    summary.outputsStep = firstStep + ran - 1;
   }
   return true;
 }

@@ -43,6 +43,10 @@ struct TrainerOptions {
   /// end only); empty: none.
   std::string savePath;
   int64_t saveEvery = 0;
+  /// The last step's loss and outputs (results that update no parameter)
+  /// as safetensors (a step that returns gradients: --no-updates); empty:
+  /// none.
+  std::string outputsPath;
   /// At most this many steps from the first (-1: no cap): hwagent-run's
   /// HWAGENT_MAX_STEPS, with which the docs check runs the README's
   /// training commands in seconds.
@@ -99,6 +103,8 @@ struct TrainingSummary {
   bool diverged = false, stopped = false;
   /// The step the final checkpoint was saved after (-1: none).
   int64_t savedStep = -1;
+  /// The step whose outputs --outputs wrote (-1: none).
+  int64_t outputsStep = -1;
 };
 
 class Trainer {

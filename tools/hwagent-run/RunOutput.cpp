@@ -22,7 +22,11 @@ void mlir::hwagent::printHeader(const RunShow &show, Trainer &trainer) {
   llvm::outs() << llvm::formatv(
       "hwagent-run: @{0} from {1}: {2} inputs, {3} parameters, {4} programs; "
       "target {5}; compiled in {6:f2} s; peak live tensors {7:f1} MiB\n",
-      show.entry, show.inputFile, runner.getNumInputs(), runner.getNumParams(),
+      show.entry, show.inputFile, runner.getNumInputs(),
+      show.noUpdates ? llvm::formatv("{0} fixed", runner.getArgs().size() -
+                                                      runner.getNumInputs())
+                           .str()
+                     : std::to_string(runner.getNumParams()),
       hwagent_session_num_programs(session), show.target,
       runner.getCompileSeconds(), runner.getPeakBytes() / double(1 << 20));
   if (const Dataset *dataset = trainer.getDataset())

@@ -23,6 +23,8 @@ struct RunShow {
   std::string inputFile, entry, target, dataPath, resumePath;
   bool shuffle = true, simulateCpu = false, adaptive = false;
   bool kernelStats = false, printParams = false;
+  /// --no-updates: the arguments after the inputs are fixed, not updated.
+  bool noUpdates = false;
   /// A redrawn bar instead of lines; a line every `printEvery` steps.
   bool bar = false;
   int printEvery = 1;

@@ -3,6 +3,8 @@
 //   hwagent-run train_step.mlir [--steps N] [--target apple-m4] [--seed S]
 //       [--strategy optimal] [--backend auto|cpu|ane|gpu] [--log run.jsonl]
 //       [--trace trace.json] [--scenario s.txt] [--fault-program P]
+//       [--no-updates] [--outputs out.safetensors]
+//       [--allow-unregistered-dialect]
 //
 // Parses options, hands the step to the trainer (tools/Trainer: data,
 // epochs, evaluation, checkpoints, stopping; tools/Driver: partition, lower,
@@ -18,6 +20,7 @@
 #include "HwAgent/Core/Vocabulary.h"
 #include "Trainer/Trainer.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
@@ -222,6 +225,22 @@ static cl::list<int64_t> paramArgs(
     "params",
     cl::desc("Argument updated by each result after the loss (e.g. 2,3,4)"),
     cl::CommaSeparated, cl::cat(runCategory));
+static cl::opt<bool> noUpdates(
+    "no-updates",
+    cl::desc("The results after the loss are outputs (e.g. gradients), not "
+             "updated parameters: every step runs on the same arguments"),
+    cl::init(false), cl::cat(runCategory));
+static cl::opt<std::string> outputsPath(
+    "outputs",
+    cl::desc("Write the last step's loss and outputs (the results that "
+             "update no parameter) here, as safetensors"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<bool> allowUnregistered(
+    "allow-unregistered-dialect",
+    cl::desc("Accept ops of unregistered dialects (ByteIR's "
+             "byre.compute_on_tensor library calls are compiled; "
+             "docs/byteir.md)"),
+    cl::init(false), cl::cat(runCategory));
 static cl::opt<int64_t>
     classes("classes", cl::desc("Classes of integer labels (0 = infer)"),
             cl::init(0), cl::cat(runCategory));
@@ -295,6 +314,7 @@ static bool runnerOptions(RunnerOptions &options, PageFiles &page,
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());
   options.classes = classes;
+  options.noUpdates = noUpdates;
   options.evalEntry = evalEntry;
   // The page needs the partition's report and the run's log: temporary
   // files unless the log was asked for.
@@ -347,6 +367,7 @@ static TrainerOptions trainerOptions() {
   options.resumePath = resumePath;
   options.savePath = savePath;
   options.saveEvery = saveEvery;
+  options.outputsPath = outputsPath;
   // The docs check runs the README's training commands capped (said in the
   // header, never silent).
   if (const char *cap = std::getenv("HWAGENT_MAX_STEPS"))
@@ -385,9 +406,20 @@ int main(int argc, char **argv) {
   registerRunnerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  context.allowUnregisteredDialects(allowUnregistered);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
   if (!module)
     return fail("cannot parse '" + inputFile + "'");
+  // Without --entry, a module without @train_step runs its only public
+  // function (a step exported by another compiler: ByteIR's @main).
+  if (!entry.getNumOccurrences() && !module->lookupSymbol(entry)) {
+    SmallVector<func::FuncOp> candidates;
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal())
+        candidates.push_back(fn);
+    if (candidates.size() == 1)
+      entry = candidates.front().getName().str();
+  }
 
   PageFiles page;
   RunnerOptions runner;
@@ -410,6 +442,7 @@ int main(int argc, char **argv) {
   show.adaptive = adaptive;
   show.kernelStats = kernelStats;
   show.printParams = printParams;
+  show.noUpdates = noUpdates;
   show.printEvery = printEvery;
   show.bar = progress == ProgressStyle::bar ||
              (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
@@ -430,6 +463,10 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::formatv("hwagent-run: saved the parameters after "
                                   "step {0} to {1}\n",
                                   summary.savedStep, savePath);
+  if (summary.outputsStep >= 0)
+    llvm::outs() << llvm::formatv("hwagent-run: wrote the outputs of step {0} "
+                                  "to {1}\n",
+                                  summary.outputsStep, outputsPath);
   if (summary.stopped)
     llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "
                                   "steps\n",

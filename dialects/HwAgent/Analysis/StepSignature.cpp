@@ -255,7 +255,12 @@ StepSignature hwagent::describeFunction(func::FuncOp fn) {
   sig.function = fn.getName().str();
   FunctionType type = fn.getFunctionType();
   std::vector<unsigned> mapping;
-  if (type.getNumResults() >= 2 && isLossType(type.getResult(0))) {
+  // A step that returns its loss and outputs (gradients) and updates nothing
+  // (hwagent-run --no-updates): result 0 is the loss, the rest outputs.
+  bool noUpdates = fn->hasAttr(kNoUpdatesAttr) && type.getNumResults() >= 1 &&
+                   isLossType(type.getResult(0));
+  if (!noUpdates && type.getNumResults() >= 2 &&
+      isLossType(type.getResult(0))) {
     std::string ignored;
     llvm::raw_string_ostream os(ignored);
     FailureOr<std::vector<unsigned>> mapped = mapStepParameters(fn, {}, os);
@@ -285,7 +290,7 @@ StepSignature hwagent::describeFunction(func::FuncOp fn) {
     v.type = type.getResult(r);
     v.role = HWAGENT_ROLE_OUTPUT;
     v.name = nameAttr(fn.getResultAttrDict(r));
-    if (sig.isTrainingStep && r == 0) {
+    if ((sig.isTrainingStep || noUpdates) && r == 0) {
       v.role = HWAGENT_ROLE_LOSS;
       if (v.name.empty())
         v.name = "loss";

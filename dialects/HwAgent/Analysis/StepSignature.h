@@ -16,6 +16,8 @@
 //     results' types in order (two runs: ambiguous, both named);
 //  4. no run: the arguments of each result type, in order, when there are
 //     exactly as many as results of that type.
+// A function marked `hwagent.no_updates` (kNoUpdatesAttr) returns its loss
+// and outputs and updates no argument (a step that returns gradients).
 // Names: `{hwagent.name = "..."}` on an argument or result, else a
 // parameter's result takes its argument's name, result 0 of a step is
 // "loss", and the rest are "arg<i>" / "result<i>". docs/training.md.
@@ -50,6 +52,11 @@ struct StepSignature {
   /// argument.
   bool isTrainingStep = false;
 };
+
+/// A unit attribute on a function whose results after the loss are outputs
+/// (gradients, metrics) that update no argument: hwagent-run --no-updates
+/// sets it; result 0 is then the loss and no rule maps the rest.
+inline constexpr llvm::StringLiteral kNoUpdatesAttr = "hwagent.no_updates";
 
 /// Result 0 of a training step: f32, tensor<f32> or tensor<1xf32>.
 bool isLossType(Type type);

@@ -49,6 +49,7 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
 void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
   std::string pipeline =
+      "hwagent-lower-library-calls, "
       "func.func(convert-elementwise-to-linalg, tosa-to-linalg-named, "
       "tosa-to-linalg, tosa-to-arith, tosa-to-tensor, "
       "hwagent-fuse-elementwise, "
@@ -68,6 +69,7 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
 
 void hwagent::registerLowerToLLVMPipeline() {
   registerConvertLinalgToLoopsPass();
+  registerLowerLibraryCalls();
   registerConvertLinalgToParallelLoopsPass();
   registerOutlineParallelLoops();
   registerOrderLoops();

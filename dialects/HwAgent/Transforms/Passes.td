@@ -434,4 +434,52 @@ def DefineParallelDispatch : Pass<"hwagent-define-parallel-dispatch", "::mlir::M
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def LowerLibraryCalls : Pass<"hwagent-lower-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Rewrite ByteIR library calls (byre.compute_on_tensor) as linalg on tensors";
+  let description = [{
+    ByteIR writes the heavy ops of a training step as opaque library calls,
+    `byre.compute_on_tensor` with a `callee` such as
+    "ConvBackwardFilterOp_f16f16_f16" and the attributes of the mhlo op it
+    stands for. This pass rewrites each into linalg-on-tensors with that
+    op's semantics, the operand conventions of ByteIR's runtime kernels
+    (bytedance/byteir runtime/lib/backends/cuda/providers/default: math/conv.cc,
+    conv_backward.cc, matmul.cc, pool.cc, pool_grad.cc,
+    normalization/batch_norm_*.cc, reduction/reduce_impl.h; docs/byteir.md):
+
+    - `ConvOp(input, filter) -> output`: mhlo.convolution (window_strides,
+      padding, lhs/rhs_dilation, feature_group_count, NCHW/NHWC layouts);
+    - `ConvBackwardDataOp(grad_output, filter) -> grad_input` and
+      `ConvBackwardFilterOp(input, grad_output) -> grad_filter`: the
+      gradients of the forward convolution the attributes describe;
+    - `BatchNormTrainingOp(input, scale, offset) -> output [, mean, var]`
+      and `BatchNormGradOp(input, scale, grad_output) -> (grad_input,
+      grad_scale, grad_offset)`: batch statistics over every dimension but
+      `feature_index` (the gradient recomputes them, as cuDNN does);
+    - `PoolMaxOp(input) -> output` (mhlo.reduce_window with max) and
+      `PoolMaxGradOp(input, grad_output) -> grad_input` (select_and_scatter:
+      the first maximum of each window takes its gradient);
+    - `ReduceSumOp`, `ReduceMaxOp` over `dimensions`;
+    - `MatmulOp(lhs, rhs) -> output` with `lhs/rhs_contracting_dimension`
+      and `output_transpose`.
+
+    Like the cuDNN and cuBLAS calls ByteIR makes, f16 and bf16 calls compute
+    in f32 and round their results; the contractions are f32 generics whose
+    body is one multiply-accumulate, which hwagent-linalg-to-kernels sends to
+    the packed SGEMM kernel. An unknown callee, attributes that do not
+    describe the operand shapes, and any other op of an unregistered dialect
+    are errors naming the op and its location. hwagent-lower-to-llvm runs
+    this pass first.
+
+    Example: `hwagent-opt --allow-unregistered-dialect step.mlir
+    --hwagent-lower-library-calls`.
+  }];
+  let statistics = [
+    Statistic<"numLowered", "library-calls", "Library calls rewritten">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // HWAGENT_TRANSFORMS_PASSES_TD
