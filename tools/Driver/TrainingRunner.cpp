@@ -11,6 +11,7 @@
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_abi.h"
 #include "hwagent_rt/hwagent_kernels.h"
+#include "hwagent_rt/hwagent_tensor_file.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
