@@ -21,6 +21,7 @@ import torch.fx as fx
 from .capture import Captured, Source
 from .errors import ImportError_
 from .lowering import LOWERINGS, Context, compute_meta, dtype_of, is_supported
+from .lowering.elementwise import Deferred
 from .lowering.shape import transpose as emit_transpose
 from .mlir import FunctionWriter, Value
 
@@ -38,6 +39,7 @@ class Lazy(Value):
     source: Value = None
     perm: tuple = ()
     node: fx.Node = None
+    unwritten = True
 
 
 def lazy_transpose(src: Value, perm, node: fx.Node) -> Lazy:
@@ -78,17 +80,24 @@ class _GraphContext(Context):
     def __init__(self, fn, metas, graph_name, env):
         super().__init__(fn, metas, graph_name)
         self.env = env
+        self.written: dict = {}
 
     def value(self, arg):
         v = self.env[arg]
+        if isinstance(v, Deferred):
+            mat = self.materialize(v)
+            self.env[arg] = mat
+            return mat
         if isinstance(v, Lazy):
             mat = self.materialize(v)
             self.env[arg] = mat
             return mat
         return v
 
-    def materialize(self, lazy: "Lazy") -> Value:
-        """The transpose written out, once per transpose node."""
+    def materialize(self, lazy) -> Value:
+        """An unwritten transpose or deferred mask written out, once."""
+        if isinstance(lazy, Deferred):
+            return self._write_deferred(lazy)
         current = self.env.get(lazy.node)
         if current is not None and not isinstance(current, Lazy):
             return current
@@ -101,6 +110,14 @@ class _GraphContext(Context):
             self.env[lazy.node] = mat
         return mat
 
+    def _write_deferred(self, d) -> Value:
+        key = id(d)
+        written = self.written.get(key)
+        if written is None:
+            written = _deferred_writer(self, d)
+            self.written[key] = written
+        return written
+
     def look_through_transpose(self, arg, rank: int):
         """(source, True) when `arg` is a not-yet-written transpose of the
         last two dims; (its value, False) otherwise."""
@@ -109,6 +126,11 @@ class _GraphContext(Context):
         if isinstance(v, Lazy) and list(v.perm) == swap and v.source.rank == rank:
             return v.source, True
         return self.value(arg), False
+
+
+def _deferred_writer(ctx, d: "Deferred") -> Value:
+    from .lowering.elementwise import map_elementwise
+    return map_elementwise(ctx, [d], d.shape, d.dtype, lambda b, a: [a[0]], "mask")
 
 
 def location(src: Source | None, base_dir: str | None) -> str | None:

@@ -137,7 +137,7 @@ class Context:
         return x  # the graph context writes out unwritten transposes
 
     def cast(self, x: Value, dtype: str) -> Value:
-        if getattr(x, "source", None) is not None:
+        if getattr(x, "unwritten", False):
             x = self.materialize(x)
         if x.dtype == dtype:
             return x
@@ -176,7 +176,7 @@ def result_dtype(*operands) -> str:
 
 
 # Register every lowering module.
-from . import elementwise, reduction, shape, contraction, pool, index, misc  # noqa: E402,F401
+from . import elementwise, creation, reduction, shape, contraction, pool, index, misc  # noqa: E402,F401
 
 
 def is_supported(target) -> bool:

@@ -10,12 +10,11 @@ the tensor's dtype, comparisons of floats are ordered.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import torch
-
 from ..mlir import Body, OutputSpec, Value, is_float
-from . import Context, aten, lowers, result_dtype
+from . import LOWERINGS, Context, aten, lowers, result_dtype
 
 
 
@@ -55,18 +54,60 @@ def broadcast_operand(ctx: Context, x: Value, out_shape: Sequence[int]) -> tuple
     return ctx.fn.collapse(x, groups, shape), exprs
 
 
+@dataclass(frozen=True)
+class Deferred(Value):
+    """An elementwise result not yet written: a mask (i1) every consumer of
+    which is elementwise folds its computation into its own body, so the
+    mask never exists as a tensor -- as a hand-written ReLU gradient
+    compares inside its select. Materialized (Context.value) otherwise."""
+
+    leaves: tuple = ()
+    compute: Callable = None  # (Body, leaf scalars) -> scalar
+    unwritten = True
+
+
+def _deferrable(ctx: Context) -> bool:
+    node = ctx.node
+    return node is not None and bool(node.users) and all(
+        getattr(LOWERINGS.get(u.target), "lazy_args", False) for u in node.users)
+
+
 def map_elementwise(ctx: Context, inputs: Sequence[Value], out_shape: Sequence[int], out_dtype: str,
                     body: Callable[[Body, list[str]], list[str]], hint: str = "w") -> Value:
-    """A parallel generic over `out_shape`; `body` gets one scalar per input."""
+    """A parallel generic over `out_shape`; `body` gets one scalar per input.
+    A Deferred input of the output's shape is computed inside the body from
+    its own inputs."""
     out_shape = tuple(out_shape)
-    operands = []
+    leaves: list[Value] = []
+    plan = []  # per input: ("leaf", index) or ("deferred", Deferred, indices)
+
+    def add_leaf(v: Value) -> int:
+        leaves.append(v)
+        return len(leaves) - 1
+
+    def flatten(x):
+        if isinstance(x, Deferred):
+            if tuple(x.shape) == out_shape:
+                return ("deferred", x, [flatten(leaf) for leaf in x.leaves])
+            x = ctx.materialize(x)
+        return ("leaf", add_leaf(x))
+
     for x in inputs:
-        v, exprs = broadcast_operand(ctx, x, out_shape)
-        operands.append((v, exprs))
+        plan.append(flatten(x))
+    operands = [broadcast_operand(ctx, v, out_shape) for v in leaves]
+
+    def evaluate(b, item, args):
+        if item[0] == "leaf":
+            return args[item[1]]
+        return item[1].compute(b, [evaluate(b, sub, args) for sub in item[2]])
+
+    def full_body(b, args):
+        return body(b, [evaluate(b, item, args) for item in plan])
+
     rank = len(out_shape)
     out = OutputSpec(out_shape, out_dtype, [f"d{i}" for i in range(rank)])
     res = ctx.fn.generic(rank, ["parallel"] * rank, operands, [out],
-                         lambda b, args: body(b, args[:len(inputs)]), hint)
+                         lambda b, args: full_body(b, args[:len(leaves)]), hint)
     return res[0]
 
 
@@ -101,6 +142,9 @@ def elementwise(ctx: Context, operands: Sequence, compute: str, out_dtype: str,
         result_type = out_dtype if _is_predicate(fn) else compute
         return [b.cast(r, result_type, out_dtype)]
 
+    if out_dtype == "i1" and _deferrable(ctx):
+        return Deferred("<deferred mask>", tuple(ctx.out_shape), "i1", tuple(tensors),
+                        lambda b, args: body(b, args)[0])
     return map_elementwise(ctx, tensors, ctx.out_shape, out_dtype, body)
 
 
@@ -318,10 +362,10 @@ def _logical(op: str):
     return lower
 
 
-lowers(aten.logical_not.default)(_logical("not"))
-lowers(aten.logical_and.default)(_logical("andi"))
-lowers(aten.logical_or.default)(_logical("ori"))
-lowers(aten.logical_xor.default)(_logical("xori"))
+lowers(aten.logical_not.default)(folds_transposes(_logical("not")))
+lowers(aten.logical_and.default)(folds_transposes(_logical("andi")))
+lowers(aten.logical_or.default)(folds_transposes(_logical("ori")))
+lowers(aten.logical_xor.default)(folds_transposes(_logical("xori")))
 
 
 def _bitwise(op: str):
@@ -339,10 +383,10 @@ def _bitwise(op: str):
     return lower
 
 
-lowers(aten.bitwise_not.default)(_bitwise("not"))
-lowers(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("andi"))
-lowers(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("ori"))
-lowers(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("xori"))
+lowers(aten.bitwise_not.default)(folds_transposes(_bitwise("not")))
+lowers(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(folds_transposes(_bitwise("andi")))
+lowers(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(folds_transposes(_bitwise("ori")))
+lowers(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(folds_transposes(_bitwise("xori")))
 
 
 @lowers(aten.isnan.default)
@@ -363,6 +407,7 @@ def _isinf(ctx, node, x):
 
 
 @lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+@folds_transposes
 def _where(ctx, node, cond, a, b_):
     t = ctx.out_dtype
     tensors = [v for v in (cond, a, b_) if isinstance(v, Value)]
@@ -431,88 +476,3 @@ def _addcdiv(ctx, node, x, t1, t2, value=1):
     t = ctx.out_dtype
     return elementwise(ctx, [x, t1, t2], t, t, lambda b, s, ty: b.add(
         s[0], b.div(b.mul(b.const(value, ty), s[1], ty), s[2], ty), ty))
-
-
-# --- casts and copies ------------------------------------------------------------
-
-@lowers(aten._to_copy.default, aten.to.dtype, aten.to.dtype_layout, aten.clone.default,
-        aten.lift_fresh_copy.default, aten.alias.default, aten.detach.default,
-        aten.contiguous.default, aten.lift.default, aten.lift_fresh.default)
-def _copy(ctx, node, x, *args, **kwargs):
-    t = ctx.out_dtype
-    if t == x.dtype:
-        return x  # values are immutable: a copy is the value itself
-    return ctx.cast(x, t)
-
-
-@lowers(getattr(torch.ops.prims.convert_element_type, "default", None))
-def _convert(ctx, node, x, dtype):
-    return ctx.cast(x, ctx.out_dtype)
-
-
-@lowers(aten.copy.default)
-def _copy2(ctx, node, dst, src, *args):
-    t = ctx.out_dtype
-    src = ctx.cast(src, t)
-    if src.shape == tuple(ctx.out_shape):
-        return src
-    return map_elementwise(ctx, [src], ctx.out_shape, t, lambda b, a: [a[0]])
-
-
-@lowers(aten.expand.default, aten.expand_copy.default)
-def _expand(ctx, node, x, sizes, implicit=False):
-    if x.shape == tuple(ctx.out_shape):
-        return x
-    return map_elementwise(ctx, [x], ctx.out_shape, x.dtype, lambda b, a: [a[0]], "bc")
-
-
-@lowers(aten.fill.Scalar, aten.fill.Tensor)
-def _fill(ctx, node, x, value):
-    if isinstance(value, Value):
-        v = ctx.cast(value, ctx.out_dtype)
-        return map_elementwise(ctx, [v], ctx.out_shape, ctx.out_dtype, lambda b, a: [a[0]], "bc")
-    return ctx.fn.full(ctx.out_shape, ctx.out_dtype, value)
-
-
-@lowers(aten.zeros_like.default, aten.ones_like.default, aten.full_like.default,
-        aten.empty_like.default, aten.new_empty.default, aten.new_zeros.default,
-        aten.new_ones.default, aten.new_full.default, aten.full.default, aten.zeros.default,
-        aten.ones.default, aten.empty.memory_format, aten.scalar_tensor.default,
-        aten.new_empty_strided.default, aten.empty_strided.default)
-def _constant_like(ctx, node, *args, **kwargs):
-    target = node.target
-    if target in (aten.ones_like.default, aten.new_ones.default, aten.ones.default):
-        value = 1
-    elif target in (aten.full_like.default,):
-        value = args[1]
-    elif target in (aten.new_full.default,):
-        value = args[2]
-    elif target in (aten.full.default,):
-        value = args[1]
-    elif target is aten.scalar_tensor.default:
-        value = args[0]
-    else:
-        value = 0  # zeros, and empty: its contents are unspecified
-    return ctx.fn.full(ctx.out_shape, ctx.out_dtype, value)
-
-
-@lowers(aten.arange.default, aten.arange.start, aten.arange.start_step)
-def _arange(ctx, node, *args, **kwargs):
-    if node.target is aten.arange.default:
-        start, step = 0, 1
-    elif node.target is aten.arange.start:
-        start, step = args[0], 1
-    else:
-        start, step = args[0], args[2]
-    t = ctx.out_dtype
-
-    def body(b: Body, a):
-        i = b.index_cast(b.index(0), "i64")
-        if is_float(t):
-            f = b.cast(i, "i64", "f64")
-            v = b.add(b.const(start, "f64"), b.mul(f, b.const(step, "f64"), "f64"), "f64")
-            return [b.cast(v, "f64", t)]
-        v = b.add(b.const(start, "i64"), b.mul(i, b.const(step, "i64"), "i64"), "i64")
-        return [b.cast(v, "i64", t)]
-    out = OutputSpec(tuple(ctx.out_shape), t, ["d0"])
-    return ctx.fn.generic(1, ["parallel"], [], [out], body, "ar")[0]
