@@ -39,7 +39,8 @@ EXTERNAL = {
     "--output-on-failure": "ctest",
 }
 MAX_STEPS = "3"
-TOOLS = ["hwagent-opt", "hwagent-run", "hwagent-calibrate", "hwagent-report"]
+TOOLS = ["hwagent-opt", "hwagent-run", "hwagent-calibrate", "hwagent-report",
+         "hwagent-import"]
 
 
 def command_blocks(readme):

@@ -5,7 +5,7 @@ write models: the file hwagent-import reads (docs/importer.md).
     build/bin/hwagent-run build/digits_import/train_step.mlir --data build/digits/digits.npz \
         --val-split 0.2 --epochs 10 --init build/digits_import/init.safetensors \
         --save build/digits_import/trained.safetensors
-    /usr/bin/python3 -m hwagent_import.evaluate examples/pytorch/digits_cnn.py \
+    build/bin/hwagent-import evaluate examples/pytorch/digits_cnn.py \
         build/digits_import/trained.safetensors --data build/digits/digits.npz --val-split 0.2
 
 `scripts/dev import-digits` runs the three.

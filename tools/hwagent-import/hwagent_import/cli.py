@@ -27,7 +27,10 @@ def _parser() -> argparse.ArgumentParser:
                     "DIR/init.safetensors and DIR/manifest.json (docs/importer.md).",
         epilog="example: hwagent-import examples/pytorch/digits_cnn.py -o build/digits_import\n"
                "then:    hwagent-run build/digits_import/train_step.mlir --data digits.npz "
-               "--init build/digits_import/init.safetensors --epochs 5 --save trained.safetensors",
+               "--init build/digits_import/init.safetensors --epochs 5 --save trained.safetensors\n"
+               "back:    hwagent-import evaluate examples/pytorch/digits_cnn.py trained.safetensors "
+               "--data digits.npz  (PyTorch's loss and accuracy of the checkpoint)\n"
+               "parity:  hwagent-import parity model.py --steps 5  (train both ways, compare losses)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model_file", help="a Python file defining model() and example_batch()")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
@@ -167,5 +170,17 @@ def run(argv=None) -> int:
     return 0
 
 
-def main() -> None:
-    sys.exit(run())
+SUBCOMMANDS = ("evaluate", "parity")
+
+
+def main(argv=None) -> None:
+    """`hwagent-import model.py -o DIR`, or `hwagent-import evaluate|parity ...`
+    (the same as `python3 -m hwagent_import.evaluate|parity ...`)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in SUBCOMMANDS:
+        if argv[0] == "evaluate":
+            from . import evaluate as sub
+        else:
+            from . import parity as sub
+        sys.exit(sub.main(argv[1:], prog=f"hwagent-import {argv[0]}"))
+    sys.exit(run(argv))

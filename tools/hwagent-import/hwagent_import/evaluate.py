@@ -1,7 +1,7 @@
 """Evaluate a checkpoint hwagent-run wrote, in PyTorch, on the samples it
 held out: the round trip's last step.
 
-    /usr/bin/python3 -m hwagent_import.evaluate model.py trained.safetensors \\
+    hwagent-import evaluate model.py trained.safetensors \\
         --data digits.npz --val-split 0.2
 
 loads the parameters into the file's nn.Module (hwagent_import.load_checkpoint),
@@ -69,8 +69,8 @@ def evaluate(model_file: str, checkpoint: str, data: str, val_split: float, seed
             "accuracy": correct / max(count, 1)}
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m hwagent_import.evaluate",
+def main(argv=None, prog="python3 -m hwagent_import.evaluate") -> int:
+    p = argparse.ArgumentParser(prog=prog,
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("model_file")
     p.add_argument("checkpoint")

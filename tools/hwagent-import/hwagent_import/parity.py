@@ -4,7 +4,7 @@ by PyTorch eager (nn.Module + torch.optim) and by hwagent-run.
 Used by the tests (test/Import) and the benchmark (bench/compare_pytorch.py
 --imported); also a user's check that an import is faithful:
 
-    /usr/bin/python3 -m hwagent_import.parity model.py --steps 5
+    hwagent-import parity model.py --steps 5
 
 Batches come from the model file's example_batch() under seeds 1000 + i, so
 both sides see the same data; hwagent-run reads them in order from one .npz
@@ -161,8 +161,8 @@ def check_user(user, steps: int, run: str, work: str | None = None, backends=("c
     return report
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m hwagent_import.parity",
+def main(argv=None, prog="python3 -m hwagent_import.parity") -> int:
+    p = argparse.ArgumentParser(prog=prog,
                                 description="Train a model file both in PyTorch eager and with "
                                             "hwagent-run from the same init and batches; print "
                                             "the per-step losses and their largest relative "
