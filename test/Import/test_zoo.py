@@ -40,6 +40,21 @@ def _val_accuracy(user, state_path, batches):
 
 
 class Zoo(WorkDir):
+    def evaluate(self, r, val_npz, backend):
+        """hwagent's eval accuracy of the parameters trained on `backend`
+        (evaluated on the same backend: fp16 storage on the simulated ANE)."""
+        trained = os.path.join(self.work, f"trained-{backend}.safetensors")
+        log = os.path.join(self.work, f"eval-{backend}.jsonl")
+        cmd = [RUN, os.path.join(r["out_dir"], "train_step.mlir"), "--data", r["npz"],
+               "--shuffle=false", "--init", trained, "--steps", "0", "--val-data", val_npz,
+               "--log", log, "--backend", backend]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        evals = [json.loads(line) for line in open(log) if '"eval"' in line]
+        self.assertTrue(evals, p.stdout)
+        acc = evals[-1].get("val_accuracy")
+        return None if acc is None or math.isnan(acc) else acc
+
     def run_model(self, name, backends=("cpu", "ane"), steps=STEPS, check_params=True):
         path = os.path.join(ZOO, f"{name}.py")
         user = load_user_file(path)
@@ -62,22 +77,15 @@ class Zoo(WorkDir):
         val = parity.make_batches(user, 2, seed=5000)
         val_npz = os.path.join(self.work, "val.npz")
         parity.write_npz(val_npz, r["manifest"]["data"], val)
-        trained = os.path.join(self.work, "trained-cpu.safetensors")
-        log = os.path.join(self.work, "eval.jsonl")
-        cmd = [RUN, os.path.join(r["out_dir"], "train_step.mlir"), "--data", r["npz"],
-               "--shuffle=false", "--init", trained, "--steps", "0", "--val-data", val_npz,
-               "--log", log, "--backend", "cpu"]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        evals = [json.loads(line) for line in open(log) if '"eval"' in line]
-        self.assertTrue(evals, p.stdout)
-        if evals[-1].get("val_accuracy") is not None and \
-                not math.isnan(evals[-1]["val_accuracy"]):
-            ours = evals[-1]["val_accuracy"]
-            theirs = _val_accuracy(user, trained, val)
-            self.assertAlmostEqual(ours, theirs, places=5, msg=f"{name}: eval accuracy")
         report = {"model": name, "max_rel_loss": cpu["max_rel_loss"],
                   "torch_final": r["torch_losses"][-1], "cpu_final": cpu["losses"][-1]}
+        for backend in backends:
+            ours = self.evaluate(r, val_npz, backend)
+            report[f"{backend}_accuracy"] = ours
+            if backend == "cpu" and ours is not None:
+                trained = os.path.join(self.work, "trained-cpu.safetensors")
+                self.assertAlmostEqual(ours, _val_accuracy(user, trained, val), places=5,
+                                       msg=f"{name}: eval accuracy")
         if "ane" in r:
             ane = r["ane"]
             self.assertTrue(all(math.isfinite(v) for v in ane["losses"]), ane["losses"])
