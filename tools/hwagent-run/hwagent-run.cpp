@@ -4,7 +4,7 @@
 //       [--strategy optimal] [--backend auto|cpu|ane|gpu] [--log run.jsonl]
 //       [--trace trace.json] [--scenario s.txt] [--fault-program P]
 //       [--no-updates] [--outputs out.safetensors]
-//       [--allow-unregistered-dialect]
+//       [--allow-unregistered-dialect] [--csv steps.csv]
 //
 // Parses options, hands the step to the trainer (tools/Trainer: data,
 // epochs, evaluation, checkpoints, stopping; tools/Driver: partition, lower,
@@ -253,9 +253,17 @@ static cl::opt<int>
 static cl::opt<float> inputScale("input-scale",
                                  cl::desc("Scale of the generated inputs"),
                                  cl::init(1.0f), cl::cat(runCategory));
-static cl::opt<int> printEvery("print-every",
-                               cl::desc("Progress every N steps"), cl::init(1),
-                               cl::cat(runCategory));
+static cl::opt<int> printEvery(
+    "print-every",
+    cl::desc("Without the bar: a progress line every N steps (0 = none; "
+             "default: about 20 lines a run)"),
+    cl::init(-1), cl::cat(runCategory));
+static cl::opt<std::string>
+    csvPath("csv",
+            cl::desc("Per-step CSV (step, epoch, loss, times, energy, "
+                     "shares; train/validation figures on each epoch's "
+                     "last step) for pandas or a spreadsheet"),
+            cl::init(""), cl::cat(runCategory));
 static cl::opt<bool>
     printParams("print-params",
                 cl::desc("Print a checksum of every parameter at the end"),
@@ -266,11 +274,18 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Set by SIGINT/SIGTERM: the trainer stops after the step in progress.
+/// Set by SIGINT/SIGTERM: the trainer stops after the step in progress
+/// (and saves with --save); the run exits 128 + the signal, as a shell
+/// reports a killed command.
 static std::atomic<bool> stopRequested{false};
-static_assert(std::atomic<bool>::is_always_lock_free,
+static std::atomic<int> stopSignal{0};
+static_assert(std::atomic<bool>::is_always_lock_free &&
+                  std::atomic<int>::is_always_lock_free,
               "set from a signal handler");
-extern "C" void requestStop(int) { stopRequested.store(true); }
+extern "C" void requestStop(int signal) {
+  stopSignal.store(signal);
+  stopRequested.store(true);
+}
 
 namespace {
 /// The temporary files the page needs when the run keeps none of its own:
@@ -401,6 +416,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
   if (steps < 0)
     return fail("--steps must be >= 0");
+  if (!csvPath.empty() && !checkWritable(csvPath, llvm::errs()))
+    return 1;
 
   DialectRegistry registry;
   registerRunnerDialects(registry);
@@ -446,6 +463,7 @@ int main(int argc, char **argv) {
   show.printEvery = printEvery;
   show.bar = progress == ProgressStyle::bar ||
              (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
+  show.csvPath = csvPath;
   show.htmlPath = htmlPath;
   show.reportPath = page.report;
   show.logPath = runLog;
@@ -456,6 +474,8 @@ int main(int argc, char **argv) {
   std::signal(SIGTERM, requestStop);
   printHeader(show, *trainer);
   RunProgress progressOutput(show, *trainer);
+  if (!progressOutput.open())
+    return 1;
   if (!trainer->run(progressOutput, stopRequested, llvm::errs()))
     return 1;
   const TrainingSummary &summary = trainer->getSummary();
@@ -468,8 +488,9 @@ int main(int argc, char **argv) {
                                   "to {1}\n",
                                   summary.outputsStep, outputsPath);
   if (summary.stopped)
-    llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "
+    llvm::outs() << llvm::formatv("hwagent-run: stopped by {0} after {1} "
                                   "steps\n",
+                                  stopSignal == SIGTERM ? "SIGTERM" : "SIGINT",
                                   summary.ran);
   printSummary(show, *trainer);
   hwagent_regret_t regret = {};
@@ -478,5 +499,7 @@ int main(int argc, char **argv) {
   if (!trainer->getRunner().finish(llvm::errs()) ||
       !writePage(show, *trainer, regret))
     return 1;
+  if (summary.stopped)
+    return 128 + stopSignal.load();
   return std::isfinite(summary.lastLoss) ? 0 : 1;
 }
