@@ -70,9 +70,14 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
     supplied = t->dataset->feeds(false, numArgs);
     evalSupplied = t->dataset->feeds(true, numEvalArgs);
   }
+  // Every parameter the file loaded (loadParameters reads the arguments
+  // whose role is parameter: with --no-updates those are no step's
+  // updates, so getParams() is empty and the file's values must not be
+  // seeded over).
   if (!options.initPath.empty() || !options.resumePath.empty())
-    for (unsigned p : t->runner->getParams())
-      supplied[p] = true;
+    for (size_t a = 0; a < numArgs; ++a)
+      if (t->runner->getArgs()[a].role == HWAGENT_ROLE_PARAMETER)
+        supplied[a] = true;
   if (!t->runner->compile(supplied, evalSupplied, errs))
     return nullptr;
   return t;
