@@ -5,6 +5,8 @@
 #include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_tensor_file.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -37,6 +39,9 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
     error(errs, "--save-every must be >= 0");
     return nullptr;
   }
+  if (!std::isnan(options.learningRate) &&
+      !t->setLearningRate(module.get(), runnerOptions.entry, errs))
+    return nullptr;
   // Re-partitions reach the observer as the runtime applies them.
   RunnerOptions withEvents = runnerOptions;
   withEvents.runtime.on_repartition = &Trainer::onRepartitionEvent;
@@ -46,6 +51,23 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
   t->runner = TrainingRunner::prepare(std::move(module), withEvents, errs);
   if (!t->runner || !t->bindData(errs) || !t->loadParameters(errs))
     return nullptr;
+  if (options.batchSize > 0 && !t->runner->getInputs().empty()) {
+    const ArgBuffer &input = t->runner->getArgs()[t->runner->getInputs()[0]];
+    int64_t batch = input.shape.empty() ? 1 : input.shape.front();
+    if (batch != options.batchSize) {
+      error(errs,
+            llvm::formatv(
+                "--batch-size {0}: @{1} takes batches of {2} (argument '{3}' "
+                "{5} {4}); the batch is part of the compiled step's shapes: "
+                "export the step again from a batch of {0} (hwagent-import "
+                "takes it from the model file's example_batch(); "
+                "docs/training.md)",
+                options.batchSize, t->runner->getEntry(), batch, input.name,
+                shapeText(input.shape.data(), input.shape.size()),
+                hwagent_dtype_name(input.dtype)));
+      return nullptr;
+    }
+  }
   if (!options.savePath.empty() && !checkWritable(options.savePath, errs))
     return nullptr;
   if (runnerOptions.noUpdates &&
@@ -81,6 +103,35 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
   if (!t->runner->compile(supplied, evalSupplied, errs))
     return nullptr;
   return t;
+}
+
+/// The learning rate is a constant of the compiled step; the step names it
+/// with `{hwagent.hyper = "lr"}` on its arith.constant (hwagent-import and
+/// the examples do), and --lr replaces every value so marked in the entry
+/// function (the evaluation function updates nothing).
+bool Trainer::setLearningRate(ModuleOp module, llvm::StringRef entry,
+                              llvm::raw_ostream &errs) {
+  auto fn = module.lookupSymbol<func::FuncOp>(entry);
+  int64_t marked = 0;
+  if (fn)
+    fn.walk([&](arith::ConstantOp constant) {
+      auto hyper = constant->getAttrOfType<StringAttr>("hwagent.hyper");
+      auto type = dyn_cast<FloatType>(constant.getType());
+      if (!hyper || hyper.getValue() != "lr" || !type)
+        return;
+      constant.setValueAttr(FloatAttr::get(type, options.learningRate));
+      ++marked;
+    });
+  if (marked)
+    return true;
+  return error(errs,
+               llvm::formatv("--lr: @{0} marks no learning rate; mark the "
+                             "constant it scales the updates by with "
+                             "{{hwagent.hyper = \"lr\"} (`arith.constant "
+                             "{{hwagent.hyper = \"lr\"} 0.1 : f32`), or export "
+                             "the step again with hwagent-import --lr "
+                             "(docs/training.md)",
+                             entry));
 }
 
 bool Trainer::bindData(llvm::raw_ostream &errs) {

@@ -52,6 +52,12 @@ struct TrainerOptions {
   /// HWAGENT_MAX_STEPS, with which the docs check runs the README's
   /// training commands in seconds.
   int64_t maxSteps = -1;
+  /// --lr: the value of the step's f32 constants marked
+  /// `{hwagent.hyper = "lr"}` (NaN: as compiled).
+  double learningRate = NAN;
+  /// --batch-size: the step's batch, which its shapes fix (0: any); a
+  /// mismatch is an error saying how to get another.
+  int64_t batchSize = 0;
 };
 
 /// One training step as it ran.
@@ -166,6 +172,9 @@ public:
 
 private:
   Trainer() = default;
+  /// Sets the learning rate the step marks (options.learningRate).
+  bool setLearningRate(ModuleOp module, llvm::StringRef entry,
+                       llvm::raw_ostream &errs);
   /// Binds the dataset to the step's and the evaluation function's inputs.
   bool bindData(llvm::raw_ostream &errs);
   /// Loads the initial parameters or the checkpoint to resume.

@@ -258,6 +258,17 @@ static cl::opt<int> printEvery(
     cl::desc("Without the bar: a progress line every N steps (0 = none; "
              "default: about 20 lines a run)"),
     cl::init(-1), cl::cat(runCategory));
+static cl::opt<double> learningRate(
+    "lr",
+    cl::desc("Learning rate: the value of the step's constants marked "
+             "{hwagent.hyper = \"lr\"} (default: as compiled; "
+             "docs/training.md)"),
+    cl::init(NAN), cl::cat(runCategory));
+static cl::opt<int64_t> batchSize(
+    "batch-size",
+    cl::desc("Check that the step takes batches of N (its shapes fix the "
+             "batch; a mismatch says how to export another)"),
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string>
     csvPath("csv",
             cl::desc("Per-step CSV (step, epoch, loss, times, energy, "
@@ -383,6 +394,8 @@ static TrainerOptions trainerOptions() {
   options.savePath = savePath;
   options.saveEvery = saveEvery;
   options.outputsPath = outputsPath;
+  options.learningRate = learningRate;
+  options.batchSize = batchSize;
   // The docs check runs the README's training commands capped (said in the
   // header, never silent).
   if (const char *cap = std::getenv("HWAGENT_MAX_STEPS"))
@@ -416,6 +429,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
   if (steps < 0)
     return fail("--steps must be >= 0");
+  if (learningRate.getNumOccurrences() &&
+      !(std::isfinite(learningRate) && learningRate > 0))
+    return fail("--lr must be a positive number");
+  if (batchSize < 0)
+    return fail("--batch-size must be >= 1");
   if (!csvPath.empty() && !checkWritable(csvPath, llvm::errs()))
     return 1;
 
