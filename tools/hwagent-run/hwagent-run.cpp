@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/Version.h"
 #include "RunOutput.h"
 
 #include "HwAgent/Core/Vocabulary.h"
@@ -426,6 +427,7 @@ static bool applyPins(hwagent_session_t *session) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCategory);
+  mlir::hwagent::setVersionPrinter("hwagent-run");
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
   if (steps < 0)
     return fail("--steps must be >= 0");
