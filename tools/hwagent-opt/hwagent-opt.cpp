@@ -10,6 +10,7 @@
 
 #include "Driver/InitAll.h"
 #include "Driver/Version.h"
+#include "PassArguments.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -101,6 +102,8 @@ int main(int argc, char **argv) {
     if (a == "--help-list-all" || a == "-help-list-all")
       arg = fullHelp;
   }
+  if (!hwagent::checkPassArguments(args, llvm::errs()))
+    return 1;
   return asMainReturnCode(MlirOptMain(int(args.size()), args.data(),
                                       "hwagent optimizer driver\n", registry));
 }
