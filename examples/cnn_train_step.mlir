@@ -8,7 +8,7 @@ func.func @train_step(%x: tensor<32x3x32x32xf32>, %y_onehot: tensor<32x10xf32> {
   %c28 = arith.constant 0.0009765625 : f32
   %c36 = arith.constant 0xFF800000 : f32
   %c61 = arith.constant 0.03125 : f32
-  %c114 = arith.constant 0.05 : f32
+  %c114 = arith.constant {hwagent.hyper = "lr"} 0.05 : f32
   %pad2 = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %c1 : f32

@@ -6,7 +6,7 @@ func.func @train_step(%x: tensor<32x1x8x8xf32> {hwagent.name = "x"}, %y: tensor<
   %c1 = arith.constant 0.0 : f32
   %c20 = arith.constant 0xFF800000 : f32
   %c45 = arith.constant 0.03125 : f32
-  %c76 = arith.constant 0.05 : f32
+  %c76 = arith.constant {hwagent.hyper = "lr"} 0.05 : f32
   %pad2 = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %c1 : f32

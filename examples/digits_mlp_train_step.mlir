@@ -5,7 +5,7 @@ func.func @train_step(%x: tensor<32x64xf32> {hwagent.name = "x"}, %y: tensor<32x
   %c1 = arith.constant 0.0 : f32
   %c14 = arith.constant 0xFF800000 : f32
   %c39 = arith.constant 0.03125 : f32
-  %c61 = arith.constant 0.2 : f32
+  %c61 = arith.constant {hwagent.hyper = "lr"} 0.2 : f32
   %e2 = tensor.empty() : tensor<32x64xf32>
   %z3 = linalg.fill ins(%c1 : f32) outs(%e2 : tensor<32x64xf32>) -> tensor<32x64xf32>
   %mm4 = linalg.matmul ins(%x, %w1 : tensor<32x64xf32>, tensor<64x64xf32>) outs(%z3 : tensor<32x64xf32>) -> tensor<32x64xf32>

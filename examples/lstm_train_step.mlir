@@ -11,7 +11,7 @@ func.func @train_step(%x: tensor<16x4x8xf32>, %y: tensor<4x16xf32>, %wx: tensor<
   %c64 = arith.constant 0.015625 : f32
   %c65 = arith.constant 0.03125 : f32
   %c83 = arith.constant 15 : index
-  %c140 = arith.constant 0.05 : f32
+  %c140 = arith.constant {hwagent.hyper = "lr"} 0.05 : f32
   %e6 = tensor.empty() : tensor<17x4x16xf32>
   %z7 = linalg.fill ins(%c5 : f32) outs(%e6 : tensor<17x4x16xf32>) -> tensor<17x4x16xf32>
   %e8 = tensor.empty() : tensor<17x4x16xf32>

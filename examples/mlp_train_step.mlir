@@ -5,7 +5,7 @@ func.func @train_step(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>, %w1: tensor<16x
   %c1 = arith.constant 0.0 : f32
   %c23 = arith.constant 0.03125 : f32
   %c24 = arith.constant 0.0625 : f32
-  %c44 = arith.constant 0.01 : f32
+  %c44 = arith.constant {hwagent.hyper = "lr"} 0.01 : f32
   %e2 = tensor.empty() : tensor<8x32xf32>
   %z3 = linalg.fill ins(%c1 : f32) outs(%e2 : tensor<8x32xf32>) -> tensor<8x32xf32>
   %mm4 = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z3 : tensor<8x32xf32>) -> tensor<8x32xf32>

@@ -9,7 +9,7 @@ func.func @train_step(%x: tensor<2048x4096xf32>, %target: tensor<2048x4096xf32>,
   %c54 = arith.constant 1.0 : f32
   %c71 = arith.constant 1.1920928955078125e-07 : f32
   %c72 = arith.constant 2.384185791015625e-07 : f32
-  %c147 = arith.constant 0.0001 : f32
+  %c147 = arith.constant {hwagent.hyper = "lr"} 0.0001 : f32
   %e2 = tensor.empty() : tensor<2048x4096xf32>
   %z3 = linalg.fill ins(%c1 : f32) outs(%e2 : tensor<2048x4096xf32>) -> tensor<2048x4096xf32>
   %mm4 = linalg.matmul ins(%x, %wq : tensor<2048x4096xf32>, tensor<4096x4096xf32>) outs(%z3 : tensor<2048x4096xf32>) -> tensor<2048x4096xf32>

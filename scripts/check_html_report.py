@@ -4,7 +4,7 @@
 The page must load offline with no console message (its script throws
 none), finish its script (body[data-report-ready="1"]), draw one graph node
 per program of its embedded data, and have the legend and every function's
-totals and programs tables. It may hold exactly the two <script> elements
+headline, totals (its chosen plan marked) and programs tables. It may hold exactly the two <script> elements
 hwagent writes and no inline event handler or javascript: URL anywhere,
 so a model file cannot have injected markup. Optionally writes a
 screenshot. Exit status 0 when every check passes; each failure is printed.
@@ -131,7 +131,7 @@ def main():
     elif drawn != programs:
         failures.append(f"{drawn} program nodes drawn, the data has {programs}")
     for f in range(len(functions)):
-        for table in (f"totals-{f}", f"programs-{f}", f"details-{f}"):
+        for table in (f"headline-{f}", f"totals-{f}", f"programs-{f}", f"details-{f}"):
             if table not in ids:
                 failures.append(f"no #{table}")
         rows = sum(1 for t, a in dom.elements
@@ -139,6 +139,9 @@ def main():
         if rows != len(functions[f]["programs"]):
             failures.append(f"#programs-{f} has {rows} rows, the data "
                             f"{len(functions[f]['programs'])} programs")
+    chosen = sum(1 for t, a in dom.elements if t == "tr" and a.get("class") == "chosen")
+    if chosen != len(functions):
+        failures.append(f"{chosen} strategy rows marked chosen, one per function expected")
     for text in args.expect_text:
         if text not in html.unescape(result.stdout):
             failures.append(f"the page does not show {text!r}")

@@ -50,11 +50,15 @@ class Emitter:
     def emit(self, line):
         self.lines.append(self.indent + line)
 
-    def scalar(self, value, dtype="f32"):
-        key = (value, dtype)
+    def scalar(self, value, dtype="f32", hyper=None):
+        """A constant; `hyper` names a hyper-parameter (its own constant,
+        marked {hwagent.hyper = ...}, which hwagent-run --lr sets)."""
+        key = (value, dtype, hyper)
         if key not in self.scalars:
             name = self.fresh("c")
-            if dtype == "index":
+            if hyper:
+                text = f'{name} = arith.constant {{hwagent.hyper = "{hyper}"}} {float(value)!r} : {dtype}'
+            elif dtype == "index":
                 text = f"{name} = arith.constant {int(value)} : index"
             elif value == float("-inf"):
                 text = f"{name} = arith.constant 0xFF800000 : f32"
@@ -154,7 +158,7 @@ class Emitter:
         return self.ew(body, z, g, hint="drelu")
 
     def sgd(self, p, g, lr):
-        c = self.scalar(lr)
+        c = self.scalar(lr, hyper="lr")
 
         def body(a):
             u = self.op(f"arith.mulf {a[1]}, {c} : f32")

@@ -12,7 +12,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace hwreport;
 using namespace hwreport::html;
@@ -155,6 +157,83 @@ void writeHead(const PartitionReport &report, llvm::raw_ostream &os) {
         "(copy, conversion, sync)</div>\n";
 }
 
+/// The value a strategy is ranked by under the function's objective.
+double objectiveValue(const FunctionReport &f, double seconds, double joules) {
+  switch (f.objective) {
+  case hwcore::Objective::energy:
+    return joules;
+  case hwcore::Objective::edp:
+    return joules * seconds;
+  default:
+    return seconds;
+  }
+}
+
+std::string objectiveText(const FunctionReport &f, double value) {
+  if (f.objective == hwcore::Objective::energy)
+    return joulesText(value);
+  if (f.objective == hwcore::Objective::edp)
+    return llvm::formatv("{0:e3} J s", value).str();
+  return secondsText(value);
+}
+
+/// "14.4x faster and 2.7 J less than all-CPU": the chosen plan against one
+/// other strategy.
+std::string comparison(const FunctionReport &f, const StrategyTotals &t,
+                       llvm::StringRef label) {
+  if (!std::isfinite(t.seconds) || t.seconds <= 0)
+    return (label + ": no placement the target can run").str();
+  double ratio = t.seconds / f.seconds, saved = t.joules - f.joules;
+  bool sameTime = std::fabs(ratio - 1) < 0.005;
+  bool sameEnergy = std::fabs(saved) <= 1e-3 * std::fabs(f.joules);
+  std::string name = escapeHtml(label.str());
+  if (sameTime && sameEnergy)
+    return "the same time and energy as " + name;
+  std::string energy = sameEnergy  ? "the same energy"
+                       : saved > 0 ? "<b>" + joulesText(saved) + " less</b>"
+                                   : joulesText(-saved) + " more";
+  if (sameTime)
+    return "as fast as " + name + ", with " + energy;
+  std::string speed =
+      ratio > 1 ? llvm::formatv("<b>{0:f1}&times; faster</b>", ratio).str()
+                : llvm::formatv("{0:f2}&times; as fast", ratio).str();
+  return speed + " and " + energy + " than " + name;
+}
+
+/// The first screen: which plan was chosen, how much faster and how much
+/// less energy than all-CPU, all-ANE and greedy, and what limits it.
+void writeHeadline(size_t index, const FunctionReport &f,
+                   llvm::raw_ostream &os) {
+  std::map<std::string, int> perBackend;
+  for (const ProgramReport &p : f.programs)
+    ++perBackend[hwcore::backendName(p.backend)];
+  std::vector<std::string> split;
+  for (const auto &[backend, n] : perBackend)
+    split.push_back(std::to_string(n) + " " + backend);
+  os << "<div class=\"headline\" id=\"headline-" << index << "\"><p>@"
+     << escapeHtml(f.name) << ": the <b>"
+     << escapeHtml(hwcore::strategyName(f.chosen)) << "</b> plan, "
+     << f.programs.size() << " programs ("
+     << escapeHtml(llvm::join(split, ", ")) << "), <b>"
+     << secondsText(f.seconds) << "</b> and <b>" << joulesText(f.joules)
+     << "</b> per step (predicted; energy modelled).</p>\n<ul>";
+  struct Other {
+    hwcore::Strategy strategy;
+    const char *label;
+  } others[] = {{hwcore::Strategy::cpu, "all-CPU"},
+                {hwcore::Strategy::ane, "all-ANE"},
+                {hwcore::Strategy::greedy, "greedy"}};
+  for (const Other &o : others)
+    if (o.strategy != f.chosen)
+      if (const StrategyTotals *t = f.totals(o.strategy))
+        os << "<li>" << comparison(f, *t, o.label) << "</li>";
+  os << "</ul>\n<p>Limit: no placement's "
+     << escapeHtml(hwcore::objectiveName(f.objective))
+     << " is below the lower bound " << objectiveText(f, f.lowerBound)
+     << llvm::formatv("; this plan is within {0:f2}% of it.</p></div>\n",
+                      f.gapPercent);
+}
+
 /// The graph of every function, or why there is none.
 void writeGraph(const HtmlReportInput &input, llvm::raw_ostream &os) {
   size_t totalPrograms = 0;
@@ -191,17 +270,27 @@ void writeTotals(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
   os << "<table id=\"totals-" << index
      << "\"><tr><th class=\"l\">strategy</th><th>step time</th><th>step "
         "energy (modelled)</th></tr>\n";
-  for (const StrategyTotals &t : f.strategies)
-    os << "<tr><td class=\"l\">" << escapeHtml(hwcore::strategyName(t.strategy))
-       << "</td><td>" << secondsText(t.seconds) << "</td><td>"
-       << joulesText(t.joules) << "</td></tr>\n";
+  // Best first under the objective (no placement: last); the chosen plan
+  // highlighted.
+  std::vector<StrategyTotals> sorted = f.strategies;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const StrategyTotals &a, const StrategyTotals &b) {
+                     double x = objectiveValue(f, a.seconds, a.joules);
+                     double y = objectiveValue(f, b.seconds, b.joules);
+                     if (!std::isfinite(x) || !std::isfinite(y))
+                       return std::isfinite(x) && !std::isfinite(y);
+                     return x < y;
+                   });
+  for (const StrategyTotals &t : sorted) {
+    bool chosen = t.strategy == f.chosen;
+    os << "<tr" << (chosen ? " class=\"chosen\"" : "") << "><td class=\"l\">"
+       << escapeHtml(hwcore::strategyName(t.strategy))
+       << (chosen ? " (chosen)" : "") << "</td><td>" << secondsText(t.seconds)
+       << "</td><td>" << joulesText(t.joules) << "</td></tr>\n";
+  }
   std::string objective = hwcore::objectiveName(f.objective);
   os << "<tr><td class=\"l\">lower bound (" << escapeHtml(objective)
-     << ")</td><td colspan=\"2\">"
-     << (f.objective == hwcore::Objective::energy ? joulesText(f.lowerBound)
-         : f.objective == hwcore::Objective::edp
-             ? std::string(llvm::formatv("{0:e3} J s", f.lowerBound))
-             : secondsText(f.lowerBound))
+     << ")</td><td colspan=\"2\">" << objectiveText(f, f.lowerBound)
      << llvm::formatv(", chosen plan within {0:f2}% of it", f.gapPercent)
      << "</td></tr></table>\n";
   os << "<p class=\"note\">Energy of the chosen plan (modelled): programs "
@@ -257,6 +346,8 @@ void hwreport::writeHtmlReport(const HtmlReportInput &input,
                                llvm::raw_ostream &os) {
   const PartitionReport &report = input.partition;
   writeHead(report, os);
+  for (auto [index, f] : llvm::enumerate(report.functions))
+    writeHeadline(index, f, os);
   writeGraph(input, os);
   for (auto [index, f] : llvm::enumerate(report.functions)) {
     os << "<h2>@" << escapeHtml(f.name) << "</h2>\n";

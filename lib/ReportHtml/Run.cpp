@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace hwreport;
 using namespace hwreport::html;
@@ -124,6 +125,48 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
   os << "</table>\n";
 }
 
+/// Whether the log ran the report's programs. The runtime numbers the
+/// programs of every function of the module in turn (the report's order),
+/// and a run executes every program of each function it calls; so the
+/// programs a log names are whole functions' blocks of that numbering. A
+/// log of another model or partition names programs past the end or part
+/// of a function's block.
+static bool logMatchesReport(const PartitionReport &report,
+                             const std::vector<json::Value> &run,
+                             std::string &why) {
+  std::set<int64_t> ran;
+  for (const json::Value &record : run)
+    if (const json::Object *o = record.getAsObject())
+      if (o->getString("type") == "program")
+        if (std::optional<int64_t> id = o->getInteger("program"))
+          ran.insert(*id);
+  if (ran.empty())
+    return true;
+  int64_t first = 0;
+  std::string blocks;
+  bool whole = true;
+  for (const FunctionReport &fn : report.functions) {
+    int64_t n = fn.programs.size(), last = first + n;
+    auto begin = ran.lower_bound(first), end = ran.lower_bound(last);
+    int64_t count = std::distance(begin, end);
+    whole &= count == 0 || count == n;
+    blocks +=
+        llvm::formatv("{0}@{1} programs {2}..{3}", blocks.empty() ? "" : ", ",
+                      fn.name, first, last - 1)
+            .str();
+    first = last;
+  }
+  if (whole && *ran.rbegin() < first)
+    return true;
+  why = llvm::formatv("the log ran {0} programs ({1}..{2}), the report has "
+                      "{3}; a log of another model or placement? (both must "
+                      "come from the same step and partition options: "
+                      "docs/report.md)",
+                      ran.size(), *ran.begin(), *ran.rbegin(), blocks)
+            .str();
+  return false;
+}
+
 bool hwreport::writeRunReport(const std::string &htmlPath,
                               const std::string &reportPath,
                               const std::string &logPath, HtmlReportInput input,
@@ -170,6 +213,12 @@ bool hwreport::writeRunReport(const std::string &htmlPath,
         return false;
       }
       input.run.push_back(std::move(*record));
+    }
+    std::string why;
+    if (!logMatchesReport(input.partition, input.run, why)) {
+      errs << "hwagent: " << logPath << " does not belong to " << reportPath
+           << ": " << why << "\n";
+      return false;
     }
   }
   std::error_code ec;

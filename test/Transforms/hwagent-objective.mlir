@@ -38,8 +38,8 @@
 
 // Bad values name the option.
 // RUN: not hwagent-opt %s --partition-backends="objective=fast" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOBJ
-// BADOBJ: objective
-// BADOBJ-SAME: fast
+// BADOBJ: hwagent-opt: --partition-backends: 'fast' is not a value of objective
+// BADOBJ-NEXT: choices: time, energy, edp
 // RUN: not hwagent-opt %s --partition-backends="power-cap=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCAP
 // BADCAP: error: hwagent-assign-backends: power-cap must be a finite non-negative number of watts (0 = no cap), got -1
 

@@ -54,4 +54,5 @@ func.func @mlp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
 }
 
 // NOFILE: error: hwagent-profile: cannot write report '{{.*}}out.json': {{.*}}
-// BADOPT: Cannot find option named 'coarse'!
+// BADOPT: hwagent-opt: --hwagent-form-regions: 'coarse' is not a value of granularity
+// BADOPT-NEXT: choices: per-op, fused, per-layer

@@ -147,6 +147,16 @@ TrainingRunner::prepare(OwningOpRef<ModuleOp> module,
     evalFn = nullptr;
   if (evalFn && failed(checkArguments(evalFn, errs)))
     return nullptr;
+  // Its loss is what every epoch reports: a function without one would
+  // print a made-up 0.
+  if (evalFn && llvm::none_of(evalFn.getFunctionType().getResults(),
+                              [](Type t) { return isLossType(t); })) {
+    errs << "hwagent-run: @" << options.evalEntry
+         << " returns no scalar f32 loss; an evaluation function is "
+            "(inputs, parameters) -> (loss, [correct]) (docs/training.md; "
+            "--eval NAME picks another function)\n";
+    return nullptr;
+  }
   if (evalFn)
     r->evalEntry = options.evalEntry;
   // Refuse steps that cannot fit: generated code would fail to allocate.

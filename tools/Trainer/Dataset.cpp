@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -276,6 +277,21 @@ void Dataset::fill(std::vector<ArgBuffer> &args, bool validation, int64_t epoch,
     }
     indices = &order;
   }
+  fillRows(args, validation, [&](int64_t i, int64_t batch) {
+    return (*indices)[(b * batch + i) % indices->size()];
+  });
+}
+
+void Dataset::fillPadded(std::vector<ArgBuffer> &args, int64_t first,
+                         int64_t count) {
+  fillRows(args, true, [&](int64_t i, int64_t) {
+    return validationIndices[first + std::min(i, count - 1)];
+  });
+}
+
+template <typename Index>
+void Dataset::fillRows(std::vector<ArgBuffer> &args, bool validation,
+                       Index rowIndex) {
   for (const Binding &binding : bindings[validation]) {
     ArgBuffer &arg = args[binding.arg];
     const hwagent_tensor_t &t = binding.source->arrays[binding.array];
@@ -283,7 +299,7 @@ void Dataset::fill(std::vector<ArgBuffer> &args, bool validation, int64_t epoch,
     int64_t sample = arg.elements / batch;
     char *out = arg.data();
     for (int64_t i = 0; i < batch; ++i) {
-      int64_t index = (*indices)[(b * batch + i) % indices->size()];
+      int64_t index = rowIndex(i, batch);
       if (binding.oneHot) {
         float *row = reinterpret_cast<float *>(out) + i * sample;
         std::fill(row, row + sample, 0.0f);

@@ -78,6 +78,10 @@ public:
   /// training (`validation` false), or held-out batch `b`.
   void fill(std::vector<ArgBuffer> &args, bool validation, int64_t epoch,
             int64_t b);
+  /// Fills the held-out rows [first, first + count) into the arguments
+  /// bound for them and the rest of the batch with copies of the last of
+  /// those rows (the evaluation's last, incomplete batch).
+  void fillPadded(std::vector<ArgBuffer> &args, int64_t first, int64_t count);
 
 private:
   struct Source;
@@ -90,6 +94,10 @@ private:
   Dataset() = default;
   bool checkArray(const Source &source, unsigned array,
                   llvm::raw_ostream &errs);
+  /// Fills batch row i of every argument bound for `validation` with
+  /// sample `index(i)` of its array.
+  template <typename Index>
+  void fillRows(std::vector<ArgBuffer> &args, bool validation, Index index);
 
   DatasetOptions options;
   std::vector<std::unique_ptr<Source>> sources;

@@ -5,6 +5,8 @@
 #include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_tensor_file.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -37,11 +39,35 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
     error(errs, "--save-every must be >= 0");
     return nullptr;
   }
+  if (!std::isnan(options.learningRate) &&
+      !t->setLearningRate(module.get(), runnerOptions.entry, errs))
+    return nullptr;
+  // Re-partitions reach the observer as the runtime applies them.
+  RunnerOptions withEvents = runnerOptions;
+  withEvents.runtime.on_repartition = &Trainer::onRepartitionEvent;
+  withEvents.runtime.on_repartition_user = t.get();
   // Everything given is checked against the step's signature before the
   // step is compiled.
-  t->runner = TrainingRunner::prepare(std::move(module), runnerOptions, errs);
+  t->runner = TrainingRunner::prepare(std::move(module), withEvents, errs);
   if (!t->runner || !t->bindData(errs) || !t->loadParameters(errs))
     return nullptr;
+  if (options.batchSize > 0 && !t->runner->getInputs().empty()) {
+    const ArgBuffer &input = t->runner->getArgs()[t->runner->getInputs()[0]];
+    int64_t batch = input.shape.empty() ? 1 : input.shape.front();
+    if (batch != options.batchSize) {
+      error(errs,
+            llvm::formatv(
+                "--batch-size {0}: @{1} takes batches of {2} (argument '{3}' "
+                "{5} {4}); the batch is part of the compiled step's shapes: "
+                "export the step again from a batch of {0} (hwagent-import "
+                "takes it from the model file's example_batch(); "
+                "docs/training.md)",
+                options.batchSize, t->runner->getEntry(), batch, input.name,
+                shapeText(input.shape.data(), input.shape.size()),
+                hwagent_dtype_name(input.dtype)));
+      return nullptr;
+    }
+  }
   if (!options.savePath.empty() && !checkWritable(options.savePath, errs))
     return nullptr;
   if (runnerOptions.noUpdates &&
@@ -66,12 +92,46 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
     supplied = t->dataset->feeds(false, numArgs);
     evalSupplied = t->dataset->feeds(true, numEvalArgs);
   }
+  // Every parameter the file loaded (loadParameters reads the arguments
+  // whose role is parameter: with --no-updates those are no step's
+  // updates, so getParams() is empty and the file's values must not be
+  // seeded over).
   if (!options.initPath.empty() || !options.resumePath.empty())
-    for (unsigned p : t->runner->getParams())
-      supplied[p] = true;
+    for (size_t a = 0; a < numArgs; ++a)
+      if (t->runner->getArgs()[a].role == HWAGENT_ROLE_PARAMETER)
+        supplied[a] = true;
   if (!t->runner->compile(supplied, evalSupplied, errs))
     return nullptr;
   return t;
+}
+
+/// The learning rate is a constant of the compiled step; the step names it
+/// with `{hwagent.hyper = "lr"}` on its arith.constant (hwagent-import and
+/// the examples do), and --lr replaces every value so marked in the entry
+/// function (the evaluation function updates nothing).
+bool Trainer::setLearningRate(ModuleOp module, llvm::StringRef entry,
+                              llvm::raw_ostream &errs) {
+  auto fn = module.lookupSymbol<func::FuncOp>(entry);
+  int64_t marked = 0;
+  if (fn)
+    fn.walk([&](arith::ConstantOp constant) {
+      auto hyper = constant->getAttrOfType<StringAttr>("hwagent.hyper");
+      auto type = dyn_cast<FloatType>(constant.getType());
+      if (!hyper || hyper.getValue() != "lr" || !type)
+        return;
+      constant.setValueAttr(FloatAttr::get(type, options.learningRate));
+      ++marked;
+    });
+  if (marked)
+    return true;
+  return error(errs,
+               llvm::formatv("--lr: @{0} marks no learning rate; mark the "
+                             "constant it scales the updates by with "
+                             "{{hwagent.hyper = \"lr\"} (`arith.constant "
+                             "{{hwagent.hyper = \"lr\"} 0.1 : f32`), or export "
+                             "the step again with hwagent-import --lr "
+                             "(docs/training.md)",
+                             entry));
 }
 
 bool Trainer::bindData(llvm::raw_ostream &errs) {
@@ -96,7 +156,8 @@ bool Trainer::bindData(llvm::raw_ostream &errs) {
     return false;
   for (const ArgBuffer &b : evalArgs)
     if (!b.shared && !b.shape.empty()) {
-      evalBatches = dataset->numValidation() / b.shape.front();
+      evalBatch = b.shape.front();
+      evalSamples = dataset->numValidation();
       break;
     }
   return true;
@@ -122,50 +183,88 @@ bool Trainer::loadParameters(llvm::raw_ostream &errs) {
   return true;
 }
 
-bool Trainer::evaluate(int64_t epoch, TrainerObserver &observer,
-                       llvm::raw_ostream &errs) {
-  if (!evalBatches)
-    return true;
-  double lossSum = 0, correct = 0;
-  bool hasCorrect = false;
-  std::vector<ArgBuffer> &evalArgs = runner->getEvalArgs();
-  for (int64_t b = 0; b < evalBatches; ++b) {
-    dataset->fill(evalArgs, true, 0, b);
-    std::vector<std::pair<std::string, double>> results;
-    if (!runner->evaluate(results, errs))
-      return false;
-    // The loss: the result named "loss", else the first scalar.
-    const std::pair<std::string, double> *loss =
-        results.empty() ? nullptr : &results.front();
-    for (const auto &result : results) {
-      if (result.first == "loss")
-        loss = &result;
-      if (result.first == "correct") {
-        correct += result.second;
-        hasCorrect = true;
-      }
+bool Trainer::evaluateBatch(double &loss, double &correct,
+                            llvm::raw_ostream &errs) {
+  std::vector<std::pair<std::string, double>> results;
+  if (!runner->evaluate(results, errs))
+    return false;
+  // The loss: the result named "loss", else the first other than
+  // `correct` (TrainingRunner::prepare checked that there is a scalar f32).
+  loss = NAN;
+  correct = 0;
+  bool named = false;
+  for (const auto &[name, value] : results) {
+    if (name == "correct") {
+      correct = value;
+      hasCorrect = true;
+    } else if (name == "loss" || (!named && std::isnan(loss))) {
+      loss = value;
+      named |= name == "loss";
     }
-    if (loss)
-      lossSum += loss->second;
   }
-  int64_t batch = 0;
-  for (const ArgBuffer &b : evalArgs)
-    if (!b.shared && !b.shape.empty()) {
-      batch = b.shape.front();
-      break;
-    }
-  EvaluationRecord record;
-  record.epoch = epoch;
-  record.samples = evalBatches * batch;
-  record.loss = lossSum / evalBatches;
-  record.accuracy = hasCorrect ? correct / double(record.samples) : NAN;
-  observer.onEvaluation(record);
+  return true;
+}
+
+/// Every held-out row counts. The full batches run as they are; the last
+/// `r` rows run padded with copies of the last row (batch A), and the
+/// padding's share is measured on a batch of copies of that row only
+/// (batch Z) and taken away: the rows' sum is B * A - (B - r) * Z for a
+/// loss that is a batch's mean, A - (B - r) / B * Z for a count. Exact for
+/// a function whose rows do not interact (no batch statistics), which an
+/// evaluation is; two more batches per evaluation, and no second compiled
+/// shape.
+bool Trainer::evaluate(EvaluationRecord &record, llvm::raw_ostream &errs) {
+  int64_t full = evalSamples / evalBatch, rest = evalSamples % evalBatch;
+  std::vector<ArgBuffer> &evalArgs = runner->getEvalArgs();
+  double lossSum = 0, correct = 0, loss, count;
+  for (int64_t b = 0; b < full; ++b) {
+    dataset->fill(evalArgs, true, 0, b);
+    if (!evaluateBatch(loss, count, errs))
+      return false;
+    lossSum += loss * evalBatch;
+    correct += count;
+  }
+  if (rest) {
+    double padLoss, padCount;
+    dataset->fillPadded(evalArgs, evalSamples - 1, 1);
+    if (!evaluateBatch(padLoss, padCount, errs))
+      return false;
+    dataset->fillPadded(evalArgs, full * evalBatch, rest);
+    if (!evaluateBatch(loss, count, errs))
+      return false;
+    double padding = double(evalBatch - rest) / evalBatch;
+    lossSum += (loss - padding * padLoss) * evalBatch;
+    correct += std::round(count - padding * padCount);
+  }
+  record.samples = evalSamples;
+  record.loss = lossSum / evalSamples;
+  record.accuracy = hasCorrect ? correct / double(evalSamples) : NAN;
   const char *keys[] = {"epoch", "val_loss", "val_accuracy", "samples"};
-  double values[] = {double(epoch), record.loss, record.accuracy,
+  double values[] = {double(record.epoch), record.loss, record.accuracy,
                      double(record.samples)};
   if (hwagent_session_log_metrics(runner->getSession(), "eval", keys, values,
                                   4) != HWAGENT_OK)
     errs << "hwagent-run: " << hwagent_error_message() << "\n";
+  return true;
+}
+
+bool Trainer::endEpoch(int64_t last, bool partial, TrainerObserver &observer,
+                       llvm::raw_ostream &errs) {
+  EpochRecord record;
+  record.epoch = batchesPerEpoch ? last / batchesPerEpoch : 0;
+  record.partial = partial;
+  record.steps = epochSteps;
+  record.trainLoss = epochSteps ? epochLoss / epochSteps : NAN;
+  record.evaluation.epoch = record.epoch;
+  if (evalSamples && !evaluate(record.evaluation, errs))
+    return false;
+  record.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - epochStart)
+                       .count();
+  observer.onEpoch(record);
+  epochSteps = 0;
+  epochLoss = 0;
+  epochStart = std::chrono::steady_clock::now();
   return true;
 }
 
@@ -210,8 +309,11 @@ bool Trainer::step(int64_t step, TrainerObserver &observer,
     // Training on data stops here: the last checkpoint stays as it was.
     s.diverged = dataset || !options.savePath.empty();
   }
-  if (!s.diverged)
+  if (!s.diverged) {
+    epochLoss += record.loss;
+    ++epochSteps;
     observer.onStep(record);
+  }
   return true;
 }
 
@@ -223,9 +325,28 @@ bool Trainer::checkpointAfter(int64_t step, llvm::raw_ostream &errs) {
   return saveCheckpoint(options.savePath, runner->getArgs(), checkpoint, errs);
 }
 
+int32_t Trainer::onRepartitionEvent(void *user,
+                                    const hwagent_repartition_t *event) {
+  auto *trainer = static_cast<Trainer *>(user);
+  if (!trainer->observer)
+    return 0;
+  RepartitionRecord record;
+  record.step = event->step;
+  record.programs = event->num_programs;
+  for (uint32_t p = 0; p < event->num_programs; ++p)
+    record.moved += event->old_backends[p] != event->new_backends[p];
+  record.currentSeconds = event->current_seconds;
+  record.proposedSeconds = event->proposed_seconds;
+  record.reason = event->reason ? event->reason : "";
+  trainer->observer->onRepartition(record);
+  return 0;
+}
+
 bool Trainer::run(TrainerObserver &observer, const std::atomic<bool> &stop,
                   llvm::raw_ostream &errs) {
-  bool evaluatedLast = false;
+  this->observer = &observer;
+  epochStart = std::chrono::steady_clock::now();
+  bool endedLast = false;
   for (int64_t s = firstStep; s < totalSteps && !stop.load(); ++s) {
     if (!step(s, observer, errs))
       return false;
@@ -233,20 +354,20 @@ bool Trainer::run(TrainerObserver &observer, const std::atomic<bool> &stop,
       break;
     if (!checkpointAfter(s, errs))
       return false;
-    evaluatedLast = false;
+    endedLast = false;
     if (dataset && (s + 1) % batchesPerEpoch == 0) {
-      if (!evaluate(s / batchesPerEpoch, observer, errs))
+      if (!endEpoch(s, false, observer, errs))
         return false;
-      evaluatedLast = true;
+      endedLast = true;
     }
   }
   summary.stopped = stop.load();
   observer.onStepsDone();
   int64_t ran = summary.ran;
-  if (dataset && !evaluatedLast && !summary.diverged && ran > 0 &&
-      !evaluate(batchesPerEpoch ? (firstStep + ran - 1) / batchesPerEpoch : 0,
-                observer, errs))
+  if (dataset && !endedLast && !summary.diverged && ran > 0 &&
+      !endEpoch(firstStep + ran - 1, true, observer, errs))
     return false;
+  this->observer = nullptr;
   if (!options.savePath.empty() && !summary.diverged && ran > 0) {
     if (!saveCheckpoint(options.savePath, runner->getArgs(), checkpoint, errs))
       return false;

@@ -22,6 +22,7 @@
 #include "Trainer/Dataset.h"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -51,6 +52,12 @@ struct TrainerOptions {
   /// HWAGENT_MAX_STEPS, with which the docs check runs the README's
   /// training commands in seconds.
   int64_t maxSteps = -1;
+  /// --lr: the value of the step's f32 constants marked
+  /// `{hwagent.hyper = "lr"}` (NaN: as compiled).
+  double learningRate = NAN;
+  /// --batch-size: the step's batch, which its shapes fix (0: any); a
+  /// mismatch is an error saying how to get another.
+  int64_t batchSize = 0;
 };
 
 /// One training step as it ran.
@@ -62,9 +69,12 @@ struct StepRecord {
   hwagent_step_stats_t stats = {};
 };
 
-/// One pass of the evaluation function over the held-out data.
+/// One pass of the evaluation function over the held-out data: every row,
+/// the last incomplete batch included (see Trainer::evaluate).
 struct EvaluationRecord {
   int64_t epoch = 0;
+  /// The mean of the loss over the rows (the function returns a batch's
+  /// mean).
   double loss = NAN;
   /// Share of correct predictions (NaN when the function returns no
   /// `correct` count).
@@ -72,12 +82,40 @@ struct EvaluationRecord {
   int64_t samples = 0;
 };
 
+/// The end of an epoch (or of the run, in the middle of one).
+struct EpochRecord {
+  int64_t epoch = 0;
+  /// Steps of this epoch that ran in this run, and their mean loss.
+  int64_t steps = 0;
+  double trainLoss = NAN;
+  /// Wall seconds of those steps and of the evaluation.
+  double seconds = 0;
+  /// The run ended before the epoch's last batch.
+  bool partial = false;
+  /// The evaluation, when there is held-out data (evaluation.samples > 0).
+  EvaluationRecord evaluation;
+};
+
+/// A re-partition the adaptive runtime applies (hwagent_repartition_t).
+struct RepartitionRecord {
+  int64_t step = 0;
+  /// Programs that change backend, of `programs`.
+  int64_t moved = 0, programs = 0;
+  /// Predicted step seconds of the old and the new assignment.
+  double currentSeconds = 0, proposedSeconds = 0;
+  std::string reason;
+};
+
 /// What a run's caller shows; the trainer calls it as the run goes.
 class TrainerObserver {
 public:
   virtual ~TrainerObserver() = default;
   virtual void onStep(const StepRecord &step) {}
-  virtual void onEvaluation(const EvaluationRecord &evaluation) {}
+  /// After an epoch's last step and its evaluation, and at the end of a
+  /// run that stopped in the middle of an epoch.
+  virtual void onEpoch(const EpochRecord &epoch) {}
+  /// As the runtime applies it, during a step.
+  virtual void onRepartition(const RepartitionRecord &event) {}
   /// The steps are done (the last evaluation and checkpoint follow).
   virtual void onStepsDone() {}
 };
@@ -128,21 +166,31 @@ public:
   int64_t getFirstStep() const { return firstStep; }
   int64_t getTotalSteps() const { return totalSteps; }
   int64_t getBatchesPerEpoch() const { return batchesPerEpoch; }
-  /// Held-out batches per evaluation (0: no evaluation).
-  int64_t getEvalBatches() const { return evalBatches; }
+  /// Held-out samples per evaluation (0: no evaluation).
+  int64_t getEvalSamples() const { return evalSamples; }
   const TrainingSummary &getSummary() const { return summary; }
 
 private:
   Trainer() = default;
+  /// Sets the learning rate the step marks (options.learningRate).
+  bool setLearningRate(ModuleOp module, llvm::StringRef entry,
+                       llvm::raw_ostream &errs);
   /// Binds the dataset to the step's and the evaluation function's inputs.
   bool bindData(llvm::raw_ostream &errs);
   /// Loads the initial parameters or the checkpoint to resume.
   bool loadParameters(llvm::raw_ostream &errs);
   /// Runs one step and accounts for it.
   bool step(int64_t step, TrainerObserver &observer, llvm::raw_ostream &errs);
-  /// One pass of the evaluation function over the held-out batches.
-  bool evaluate(int64_t epoch, TrainerObserver &observer,
+  /// One pass of the evaluation function over the held-out rows.
+  bool evaluate(EvaluationRecord &record, llvm::raw_ostream &errs);
+  /// Runs the evaluation function on the batch the dataset filled; the
+  /// loss and the correct count (0 when it returns none).
+  bool evaluateBatch(double &loss, double &correct, llvm::raw_ostream &errs);
+  /// Ends the epoch of step `last`: evaluates and tells the observer.
+  bool endEpoch(int64_t last, bool partial, TrainerObserver &observer,
                 llvm::raw_ostream &errs);
+  static int32_t onRepartitionEvent(void *user,
+                                    const hwagent_repartition_t *event);
   /// The checkpoint after `step`'s when the cadence asks for one.
   bool checkpointAfter(int64_t step, llvm::raw_ostream &errs);
 
@@ -151,8 +199,17 @@ private:
   std::unique_ptr<Dataset> dataset;
   CheckpointInfo checkpoint;
   int64_t firstStep = 0, totalSteps = 0;
-  int64_t batchesPerEpoch = 0, evalBatches = 0;
+  int64_t batchesPerEpoch = 0, evalBatch = 0, evalSamples = 0;
   TrainingSummary summary;
+  /// The observer of the run in progress (re-partitions arrive during a
+  /// step, from the runtime).
+  TrainerObserver *observer = nullptr;
+  /// The epoch in progress: steps, their loss sum, its start.
+  int64_t epochSteps = 0;
+  double epochLoss = 0;
+  std::chrono::steady_clock::time_point epochStart;
+  /// Whether the evaluation function has a `correct` result.
+  bool hasCorrect = false;
 };
 
 } // namespace mlir::hwagent

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/Jit.h"
+#include "Driver/Version.h"
 #include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_kernels.h"
@@ -453,6 +454,7 @@ static ::hwcore::TargetDescription hostTarget(const Measured &m, const Fit &fit,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::HideUnrelatedOptions(calibrateCategory);
+  mlir::hwagent::setVersionPrinter("hwagent-calibrate");
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "hwagent host CPU calibration\n");
   if (!printTarget.empty())

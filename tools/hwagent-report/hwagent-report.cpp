@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/Version.h"
 #include "HwAgent/ReportHtml/HtmlReport.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -38,6 +39,7 @@ static cl::opt<unsigned>
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  mlir::hwagent::setVersionPrinter("hwagent-report");
   cl::ParseCommandLineOptions(argc, argv,
                               "hwagent-report: one self-contained HTML page of "
                               "a partition and a run\n");

@@ -13,7 +13,10 @@
 
 #include "Trainer/Trainer.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <chrono>
+#include <memory>
 #include <string>
 
 namespace mlir::hwagent {
@@ -25,9 +28,12 @@ struct RunShow {
   bool kernelStats = false, printParams = false;
   /// --no-updates: the arguments after the inputs are fixed, not updated.
   bool noUpdates = false;
-  /// A redrawn bar instead of lines; a line every `printEvery` steps.
+  /// A redrawn bar (at most 4 times a second) instead of lines; a line
+  /// every `printEvery` steps (0: none; -1: about 20 lines a run).
   bool bar = false;
-  int printEvery = 1;
+  int printEvery = -1;
+  /// The per-step CSV (empty: none).
+  std::string csvPath;
   /// The page (empty: none), the partition report and log it reads, and
   /// whether the log is a temporary file.
   std::string htmlPath, reportPath, logPath;
@@ -36,23 +42,38 @@ struct RunShow {
   int64_t maxSteps = -1;
 };
 
-/// Progress lines or a bar, and the evaluations.
+/// Progress lines or a bar, the epochs, the re-partitions as they happen,
+/// and the per-step CSV.
 class RunProgress : public TrainerObserver {
 public:
   RunProgress(const RunShow &show, const Trainer &trainer)
       : show(show), trainer(trainer),
         started(std::chrono::steady_clock::now()) {}
+  ~RunProgress() override;
+  /// Opens the CSV (show.csvPath); false with the error on stderr.
+  bool open();
   void onStep(const StepRecord &step) override;
-  void onEvaluation(const EvaluationRecord &evaluation) override;
-  /// Ends the bar's line.
+  void onEpoch(const EpochRecord &epoch) override;
+  void onRepartition(const RepartitionRecord &event) override;
+  /// Ends the bar's line and writes the CSV's last row.
   void onStepsDone() override;
 
 private:
   void drawBar(const StepRecord &step);
+  void printLine(const StepRecord &step);
+  /// Seconds since the run started, and the estimate of those left.
+  double elapsed() const;
+  double eta(int64_t done) const;
+  /// Writes the pending CSV row, with the epoch's figures when given.
+  void flushRow(const EpochRecord *epoch);
   const RunShow &show;
   const Trainer &trainer;
   std::chrono::steady_clock::time_point started;
+  double lastDraw = -1;
   int64_t steps = 0;
+  bool barShown = false;
+  std::unique_ptr<llvm::raw_fd_ostream> csv;
+  std::string pendingRow;
 };
 
 void printHeader(const RunShow &show, Trainer &trainer);

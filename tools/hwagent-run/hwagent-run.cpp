@@ -4,7 +4,7 @@
 //       [--strategy optimal] [--backend auto|cpu|ane|gpu] [--log run.jsonl]
 //       [--trace trace.json] [--scenario s.txt] [--fault-program P]
 //       [--no-updates] [--outputs out.safetensors]
-//       [--allow-unregistered-dialect]
+//       [--allow-unregistered-dialect] [--csv steps.csv]
 //
 // Parses options, hands the step to the trainer (tools/Trainer: data,
 // epochs, evaluation, checkpoints, stopping; tools/Driver: partition, lower,
@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/Version.h"
 #include "RunOutput.h"
 
 #include "HwAgent/Core/Vocabulary.h"
@@ -253,9 +254,28 @@ static cl::opt<int>
 static cl::opt<float> inputScale("input-scale",
                                  cl::desc("Scale of the generated inputs"),
                                  cl::init(1.0f), cl::cat(runCategory));
-static cl::opt<int> printEvery("print-every",
-                               cl::desc("Progress every N steps"), cl::init(1),
-                               cl::cat(runCategory));
+static cl::opt<int> printEvery(
+    "print-every",
+    cl::desc("Without the bar: a progress line every N steps (0 = none; "
+             "default: about 20 lines a run)"),
+    cl::init(-1), cl::cat(runCategory));
+static cl::opt<double> learningRate(
+    "lr",
+    cl::desc("Learning rate: the value of the step's constants marked "
+             "{hwagent.hyper = \"lr\"} (default: as compiled; "
+             "docs/training.md)"),
+    cl::init(NAN), cl::cat(runCategory));
+static cl::opt<int64_t> batchSize(
+    "batch-size",
+    cl::desc("Check that the step takes batches of N (its shapes fix the "
+             "batch; a mismatch says how to export another)"),
+    cl::init(0), cl::cat(runCategory));
+static cl::opt<std::string>
+    csvPath("csv",
+            cl::desc("Per-step CSV (step, epoch, loss, times, energy, "
+                     "shares; train/validation figures on each epoch's "
+                     "last step) for pandas or a spreadsheet"),
+            cl::init(""), cl::cat(runCategory));
 static cl::opt<bool>
     printParams("print-params",
                 cl::desc("Print a checksum of every parameter at the end"),
@@ -266,11 +286,18 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Set by SIGINT/SIGTERM: the trainer stops after the step in progress.
+/// Set by SIGINT/SIGTERM: the trainer stops after the step in progress
+/// (and saves with --save); the run exits 128 + the signal, as a shell
+/// reports a killed command.
 static std::atomic<bool> stopRequested{false};
-static_assert(std::atomic<bool>::is_always_lock_free,
+static std::atomic<int> stopSignal{0};
+static_assert(std::atomic<bool>::is_always_lock_free &&
+                  std::atomic<int>::is_always_lock_free,
               "set from a signal handler");
-extern "C" void requestStop(int) { stopRequested.store(true); }
+extern "C" void requestStop(int signal) {
+  stopSignal.store(signal);
+  stopRequested.store(true);
+}
 
 namespace {
 /// The temporary files the page needs when the run keeps none of its own:
@@ -368,6 +395,8 @@ static TrainerOptions trainerOptions() {
   options.savePath = savePath;
   options.saveEvery = saveEvery;
   options.outputsPath = outputsPath;
+  options.learningRate = learningRate;
+  options.batchSize = batchSize;
   // The docs check runs the README's training commands capped (said in the
   // header, never silent).
   if (const char *cap = std::getenv("HWAGENT_MAX_STEPS"))
@@ -398,9 +427,17 @@ static bool applyPins(hwagent_session_t *session) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCategory);
+  mlir::hwagent::setVersionPrinter("hwagent-run");
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
   if (steps < 0)
     return fail("--steps must be >= 0");
+  if (learningRate.getNumOccurrences() &&
+      !(std::isfinite(learningRate) && learningRate > 0))
+    return fail("--lr must be a positive number");
+  if (batchSize < 0)
+    return fail("--batch-size must be >= 1");
+  if (!csvPath.empty() && !checkWritable(csvPath, llvm::errs()))
+    return 1;
 
   DialectRegistry registry;
   registerRunnerDialects(registry);
@@ -446,6 +483,7 @@ int main(int argc, char **argv) {
   show.printEvery = printEvery;
   show.bar = progress == ProgressStyle::bar ||
              (progress == ProgressStyle::automatic && isatty(STDOUT_FILENO));
+  show.csvPath = csvPath;
   show.htmlPath = htmlPath;
   show.reportPath = page.report;
   show.logPath = runLog;
@@ -456,6 +494,8 @@ int main(int argc, char **argv) {
   std::signal(SIGTERM, requestStop);
   printHeader(show, *trainer);
   RunProgress progressOutput(show, *trainer);
+  if (!progressOutput.open())
+    return 1;
   if (!trainer->run(progressOutput, stopRequested, llvm::errs()))
     return 1;
   const TrainingSummary &summary = trainer->getSummary();
@@ -468,8 +508,9 @@ int main(int argc, char **argv) {
                                   "to {1}\n",
                                   summary.outputsStep, outputsPath);
   if (summary.stopped)
-    llvm::outs() << llvm::formatv("hwagent-run: stopped by a signal after {0} "
+    llvm::outs() << llvm::formatv("hwagent-run: stopped by {0} after {1} "
                                   "steps\n",
+                                  stopSignal == SIGTERM ? "SIGTERM" : "SIGINT",
                                   summary.ran);
   printSummary(show, *trainer);
   hwagent_regret_t regret = {};
@@ -478,5 +519,7 @@ int main(int argc, char **argv) {
   if (!trainer->getRunner().finish(llvm::errs()) ||
       !writePage(show, *trainer, regret))
     return 1;
+  if (summary.stopped)
+    return 128 + stopSignal.load();
   return std::isfinite(summary.lastLoss) ? 0 : 1;
 }
