@@ -95,9 +95,13 @@ const char *hwagent_role_name(int32_t role) {
 }
 
 int64_t hwagent_tensor_elements(const hwagent_tensor_t *tensor) {
+  if (!tensor || tensor->rank < 0 || tensor->rank > HWAGENT_MAX_RANK)
+    return -1;
   int64_t n = 1;
   for (int32_t d = 0; d < tensor->rank; ++d)
-    n *= tensor->shape[d];
+    if (tensor->shape[d] < 0 ||
+        __builtin_mul_overflow(n, tensor->shape[d], &n))
+      return -1;
   return n;
 }
 
