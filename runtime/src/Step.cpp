@@ -29,6 +29,9 @@ namespace {
 std::string describe(int32_t dtype, int32_t rank, const int64_t *shape) {
   if (rank < 0)
     return absl::StrCat(hwagent_dtype_name(dtype), " scalar");
+  if (!shape || rank > HWAGENT_MAX_RANK)
+    return absl::StrCat(hwagent_dtype_name(dtype), " of rank ", rank,
+                        shape ? "" : " with no shape");
   std::vector<std::string> dims;
   for (int32_t d = 0; d < rank; ++d)
     dims.push_back(shape[d] < 0 ? "?" : std::to_string(shape[d]));
