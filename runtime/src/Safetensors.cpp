@@ -229,7 +229,7 @@ hwagent_status_t buildHeader(const char *path, const hwagent_tensor_t *tensors,
   uint64_t offset = 0;
   for (uint32_t t = 0; t < count; ++t) {
     const hwagent_tensor_t &tensor = tensors[t];
-    const char *dtype = safetensorsDtype(tensor.dtype);
+    const char *dtype = hwagent_rt::safetensorsDtype(tensor.dtype);
     if (!tensor.name || !dtype || tensor.rank < 0 ||
         tensor.rank > HWAGENT_MAX_RANK || !tensor.data)
       return fail(HWAGENT_INVALID_ARGUMENT,
@@ -242,7 +242,8 @@ hwagent_status_t buildHeader(const char *path, const hwagent_tensor_t *tensors,
       return fail(
           HWAGENT_INVALID_ARGUMENT,
           absl::StrCat(path, ": two tensors named '", tensor.name, "'"));
-    int64_t bytes = bytesOf(tensor.dtype, tensor.shape, tensor.rank);
+    int64_t bytes =
+        hwagent_rt::bytesOf(tensor.dtype, tensor.shape, tensor.rank);
     if (bytes < 0 || __builtin_add_overflow(offset, uint64_t(bytes), &offset))
       return fail(HWAGENT_INVALID_ARGUMENT,
                   absl::StrCat(path, ": tensor '", tensor.name,
@@ -266,6 +267,22 @@ hwagent_status_t hwagent_check_writable(const char *path) {
   if (!path)
     return hwagent_rt::fail(HWAGENT_INVALID_ARGUMENT, "no path");
   return hwagent_rt::report(hwagent_rt::checkWritable(path));
+}
+
+hwagent_status_t hwagent_safetensors_check(const char *path,
+                                           const hwagent_tensor_t *tensors,
+                                           uint32_t count,
+                                           const char *const *metadata,
+                                           uint32_t numMetadata) try {
+  if (!path || (count && !tensors) || (numMetadata && !metadata))
+    return fail(HWAGENT_INVALID_ARGUMENT,
+                "hwagent_safetensors_check: bad arguments");
+  hwagent_rt::Json header;
+  std::vector<uint64_t> sizes;
+  return buildHeader(path, tensors, count, metadata, numMetadata, header,
+                     sizes);
+} catch (const std::exception &e) {
+  return fail(HWAGENT_INVALID_ARGUMENT, absl::StrCat(path, ": ", e.what()));
 }
 
 hwagent_status_t hwagent_safetensors_write(const char *path,

@@ -42,7 +42,10 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
   t->runner = TrainingRunner::prepare(std::move(module), runnerOptions, errs);
   if (!t->runner || !t->bindData(errs) || !t->loadParameters(errs))
     return nullptr;
-  if (!options.savePath.empty() && !checkWritable(options.savePath, errs))
+  if (!options.savePath.empty() &&
+      (!checkWritable(options.savePath, errs) ||
+       !checkCheckpoint(options.savePath, t->runner->getArgs(), t->checkpoint,
+                        errs)))
     return nullptr;
   if (runnerOptions.noUpdates &&
       (!options.savePath.empty() || !options.resumePath.empty())) {

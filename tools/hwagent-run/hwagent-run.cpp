@@ -395,12 +395,41 @@ static bool applyPins(hwagent_session_t *session) {
   return true;
 }
 
+/// The output files given: none empty (`--save ""` would save nothing,
+/// silently), and --save none of the files the run reads or writes besides
+/// its own checkpoint (--resume and --init may be the file it continues).
+static bool checkOutputPaths() {
+  for (cl::opt<std::string> *option :
+       {&savePath, &logPath, &tracePath, &outputsPath, &profileOut, &htmlPath})
+    if (option->getNumOccurrences() && option->getValue().empty())
+      return fail("--" + option->ArgStr.str() + " needs a file name"), false;
+  if (savePath.empty())
+    return true;
+  for (cl::opt<std::string> *other :
+       {&inputFile, &dataPath, &valDataPath, &logPath, &tracePath,
+        &outputsPath, &profileOut, &htmlPath, &scenarioPath}) {
+    const std::string &path = other->getValue();
+    bool same = false;
+    if (!path.empty() && (path == savePath.getValue() ||
+                          (!llvm::sys::fs::equivalent(path, savePath, same) &&
+                           same)))
+      return fail("--save '" + savePath + "' is also " +
+                  (other == &inputFile ? std::string("the step's file")
+                                       : "--" + other->ArgStr.str()) +
+                  "; it would be overwritten"),
+             false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
   if (steps < 0)
     return fail("--steps must be >= 0");
+  if (!checkOutputPaths())
+    return 1;
 
   DialectRegistry registry;
   registerRunnerDialects(registry);
