@@ -131,7 +131,7 @@ TEST(Runtime, VersionAndModelErrors) {
 
   // Numeric options out of range are refused, with the option named.
   info = model.info();
-  for (int field = 0; field < 5; ++field) {
+  for (int field = 0; field < 8; ++field) {
     hwagent_options_t options;
     hwagent_options_init(&options);
     if (field == 0)
@@ -142,8 +142,14 @@ TEST(Runtime, VersionAndModelErrors) {
       options.explore_budget = 1.5;
     else if (field == 3)
       options.horizon = std::nan("");
-    else
+    else if (field == 4)
       options.cpu_threads = -2;
+    else if (field == 5) // issue 38: 2^31-1 threads per loop
+      options.cpu_threads = 2147483647;
+    else if (field == 6)
+      options.fault_program = -5;
+    else
+      options.fault_step = -7;
     EXPECT_EQ(create(info, &options), HWAGENT_INVALID_ARGUMENT) << field;
     EXPECT_NE(std::string(hwagent_error_message()).find("option "),
               std::string::npos);

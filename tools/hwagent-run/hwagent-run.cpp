@@ -395,6 +395,21 @@ static bool applyPins(hwagent_session_t *session) {
   return true;
 }
 
+/// Numbers out of range are refused before anything runs, not ignored.
+static bool checkNumbers() {
+  if (steps < 0)
+    return fail("--steps must be >= 0"), false;
+  if (epochs < 0)
+    return fail("--epochs must be >= 0"), false;
+  if (classes < 0)
+    return fail("--classes must be >= 0 (0 = infer)"), false;
+  if (cpuThreads < 0 || cpuThreads > 1024)
+    return fail("--cpu-threads must be in [0, 1024]"), false;
+  if (faultProgram < -1 || faultStep < -1)
+    return fail("--fault-program and --fault-step must be >= -1"), false;
+  return true;
+}
+
 /// The output files given: none empty (`--save ""` would save nothing,
 /// silently), and --save none of the files the run reads or writes besides
 /// its own checkpoint (--resume and --init may be the file it continues).
@@ -426,9 +441,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
-  if (steps < 0)
-    return fail("--steps must be >= 0");
-  if (!checkOutputPaths())
+  if (!checkNumbers() || !checkOutputPaths())
     return 1;
 
   DialectRegistry registry;
