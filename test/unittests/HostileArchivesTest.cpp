@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hwagent_rt/hwagent_kernels.h"
 #include "hwagent_rt/hwagent_rt.h"
 #include "hwagent_rt/hwagent_tensor_file.h"
 
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -247,6 +249,73 @@ TEST(HostileSafetensors, WriterChecksShapesAndNames) {
   EXPECT_NE(std::string(hwagent_error_message()).find("not UTF-8"),
             std::string::npos);
   EXPECT_NE(access(path.c_str(), F_OK), 0); // nothing was written
+}
+
+TEST(HostileSafetensors, StaleTemporariesOfKilledWritersAreRemoved) {
+  // A writer killed during a save (kill -9) leaves <path>.tmp.<pid>; the
+  // next save removes it when that process is gone, and only then.
+  std::string path = tempPath("stale.safetensors");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0)
+    _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  std::string stale = path + ".tmp." + std::to_string(child);
+  std::string live = path + ".tmp." + std::to_string(getppid());
+  writeBytes(stale, "left by a killed writer");
+  writeBytes(live, "a live writer's");
+  float w[4] = {1, 2, 3, 4};
+  hwagent_tensor_t t = floatTensor("w", w, 1, {4});
+  ASSERT_EQ(hwagent_safetensors_write(path.c_str(), &t, 1, nullptr, 0),
+            HWAGENT_OK)
+      << hwagent_error_message();
+  EXPECT_NE(access(stale.c_str(), F_OK), 0);
+  EXPECT_EQ(access(live.c_str(), F_OK), 0);
+  std::remove(live.c_str());
+  std::remove(path.c_str());
+}
+
+TEST(HostileCApi, SecondBufferFreeIsCaught) {
+  // The second free used to reach the system's free() while the cache
+  // still held the buffer: the next two allocations shared it.
+  void *p = _mlir_memref_to_llvm_alloc(200);
+  hwagent_buffer_free(p);
+  hwagent_buffer_free(p);
+  EXPECT_NE(std::string(hwagent_error_message()).find("already freed"),
+            std::string::npos);
+  void *q = _mlir_memref_to_llvm_alloc(200);
+  void *r = _mlir_memref_to_llvm_alloc(200);
+  EXPECT_NE(q, r);
+  std::memset(q, 1, 200);
+  std::memset(r, 2, 200);
+  EXPECT_EQ(static_cast<unsigned char *>(q)[0], 1);
+  hwagent_buffer_free(q);
+  hwagent_buffer_free(r);
+}
+
+TEST(HostileCApi, StepBindWithoutShapeIsAnError) {
+  static const int64_t four[] = {4};
+  static const hwagent_value_info_t args[] = {
+      {"x", four, 1, HWAGENT_DTYPE_F32, HWAGENT_ROLE_INPUT, -1}};
+  static const hwagent_function_info_t function = {
+      "f", [](void **) {}, args, nullptr, 1, 0};
+  hwagent_model_info_t model = {};
+  model.version = HWAGENT_MODEL_INFO_VERSION;
+  model.num_backends = HWAGENT_NUM_BACKENDS;
+  model.num_functions = 1;
+  model.functions = &function;
+  hwagent_step_t *step = nullptr;
+  ASSERT_EQ(hwagent_step_create(&model, "f", &step), HWAGENT_OK)
+      << hwagent_error_message();
+  float x[4];
+  EXPECT_EQ(hwagent_step_bind(step, "x", x, HWAGENT_DTYPE_F32, 1, nullptr),
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hwagent_error_message()).find("with no shape"),
+            std::string::npos)
+      << hwagent_error_message();
+  EXPECT_EQ(hwagent_step_bind(step, "x", x, HWAGENT_DTYPE_F32, 99, four),
+            HWAGENT_INVALID_ARGUMENT);
+  hwagent_step_destroy(step);
 }
 
 TEST(HostileCApi, TensorElementsRefusesWhatIsNoTensor) {
