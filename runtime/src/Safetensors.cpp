@@ -14,6 +14,7 @@
 
 #include "Errors.h"
 #include "Output.h"
+#include "Utf8.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -109,33 +110,6 @@ absl::Status checkTiling(const std::string &path,
 }
 
 } // namespace
-
-bool isUtf8(absl::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    unsigned char c = text[i];
-    int more = c < 0x80                ? 0
-               : (c & 0xe0) == 0xc0 ? 1
-               : (c & 0xf0) == 0xe0 ? 2
-               : (c & 0xf8) == 0xf0 ? 3
-                                    : -1;
-    if (more < 0 || text.size() - i <= size_t(more))
-      return false;
-    uint32_t code = more ? c & (0x3f >> more) : c;
-    for (int k = 1; k <= more; ++k) {
-      unsigned char next = text[i + k];
-      if ((next & 0xc0) != 0x80)
-        return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
-    if (code < least[more] || code > 0x10ffff ||
-        (code >= 0xd800 && code <= 0xdfff))
-      return false;
-    i += size_t(more) + 1;
-  }
-  return true;
-}
 
 std::string badTensorName(absl::string_view name) {
   if (name.empty())

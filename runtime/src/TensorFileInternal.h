@@ -28,8 +28,6 @@ inline constexpr uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
 /// Why `name` cannot name a tensor (empty, `__metadata__`, not UTF-8), or
 /// an empty string if it can.
 std::string badTensorName(absl::string_view name);
-/// Whether `text` is well-formed UTF-8.
-bool isUtf8(absl::string_view text);
 
 struct SafetensorsEntry {
   std::string name;

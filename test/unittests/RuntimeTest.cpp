@@ -397,6 +397,19 @@ TEST(Runtime, LogTraceAndProfileAreValidAndComplete) {
     // A non-finite loss is logged as null, never as a bare inf/nan.
     hwagent_session_end_step(s, step == 2 ? INFINITY : 1.0);
   }
+  // Metric names that would overwrite the record's fields or break its
+  // JSON (issue 38) are refused, and nothing is thrown through the C ABI.
+  double value = 1;
+  for (const char *key : {"type", "step", "w1\xFF", ""}) {
+    EXPECT_EQ(hwagent_session_log_metrics(s, "eval", &key, &value, 1),
+              HWAGENT_INVALID_ARGUMENT)
+        << key;
+  }
+  const char *accuracy = "accuracy";
+  EXPECT_EQ(hwagent_session_log_metrics(s, "eval\xC0", &accuracy, &value, 1),
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(hwagent_session_log_metrics(s, "eval", &accuracy, &value, 1),
+            HWAGENT_OK);
   // The trace is streamed to a temporary file and appears complete.
   EXPECT_FALSE(std::ifstream(trace).good());
   ASSERT_EQ(hwagent_session_destroy(s), HWAGENT_OK);
