@@ -494,6 +494,14 @@ int main(int argc, char **argv) {
   show.temporaryLog = !page.log.empty();
   show.maxSteps = training.maxSteps;
 
+  // Resumed at or past --steps: nothing to run is said, not an exit 1
+  // without a word (issue 38).
+  if (trainer->getFirstStep() >= trainer->getTotalSteps()) {
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: nothing to run: {0} is at step {1}, --steps is {2}\n",
+        resumePath, trainer->getFirstStep(), trainer->getTotalSteps());
+    return 0;
+  }
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
   printHeader(show, *trainer);
