@@ -126,9 +126,11 @@ std::string stemOf(const std::string &path) {
   return std::string(name);
 }
 
-/// Reads up to `size` bytes of member `index` into `out`; the bytes read.
+/// Reads up to `size` bytes of member `index` into `out`; the bytes read,
+/// or -1. With `verify`, a member that ends there is read to its end, where
+/// libzip checks its CRC: corrupt data fails here, not silently.
 zip_int64_t readMember(zip_t *archive, int64_t index, char *out,
-                       uint64_t size) {
+                       uint64_t size, bool verify) {
   zip_file_t *member = zip_fopen_index(archive, zip_uint64_t(index), 0);
   if (!member)
     return -1;
@@ -139,6 +141,9 @@ zip_int64_t readMember(zip_t *archive, int64_t index, char *out,
       break;
     got += n;
   }
+  char past;
+  if (verify && uint64_t(got) == size && zip_fread(member, &past, 1) < 0)
+    got = -1;
   zip_fclose(member);
   return got;
 }
@@ -204,7 +209,8 @@ struct hwagent_tensor_file {
     // The header only: at most NumPy's limit, whatever the archive claims.
     char prefix[hwagent_rt::kNpyMaxPrefixBytes];
     uint64_t want = std::min<uint64_t>(st.size, sizeof(prefix));
-    zip_int64_t got = readMember(archive.get(), i, prefix, want);
+    zip_int64_t got =
+        readMember(archive.get(), i, prefix, want, /*verify=*/false);
     if (got < 0)
       return fileError(where, "truncated or corrupt member");
     auto header = hwagent_rt::parseNpyHeader(prefix, size_t(got), where);
@@ -263,8 +269,8 @@ struct hwagent_tensor_file {
     auto buffer = allocate(where, size);
     if (!buffer.ok())
       return buffer.status();
-    zip_int64_t got =
-        readMember(archive.get(), entry.member, buffer->data.get(), size);
+    zip_int64_t got = readMember(archive.get(), entry.member,
+                                 buffer->data.get(), size, /*verify=*/true);
     if (got < 0 || uint64_t(got) != size)
       return fileError(where, "truncated or corrupt member");
     entry.tensor.data = buffer->data.get() + entry.dataStart;

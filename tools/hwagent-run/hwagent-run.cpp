@@ -497,9 +497,12 @@ int main(int argc, char **argv) {
   // Resumed at or past --steps: nothing to run is said, not an exit 1
   // without a word (issue 38).
   if (trainer->getFirstStep() >= trainer->getTotalSteps()) {
-    llvm::outs() << llvm::formatv(
-        "hwagent-run: nothing to run: {0} is at step {1}, --steps is {2}\n",
-        resumePath, trainer->getFirstStep(), trainer->getTotalSteps());
+    if (resumePath.empty())
+      llvm::outs() << "hwagent-run: nothing to run: --steps is 0\n";
+    else
+      llvm::outs() << llvm::formatv(
+          "hwagent-run: nothing to run: {0} is at step {1}, --steps is {2}\n",
+          resumePath, trainer->getFirstStep(), trainer->getTotalSteps());
     return 0;
   }
   std::signal(SIGINT, requestStop);
