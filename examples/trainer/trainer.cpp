@@ -99,6 +99,36 @@ void fill(std::vector<Buffer> &args, const hwagent_tensor_t &x,
         1.0f;
 }
 
+/// Whether `x` and `y` can feed the step's "x" and one-hot "y" arguments:
+/// as many labels as samples, the step's sample size, every label a class.
+/// The file is input like any other: check it before reading it.
+bool checkData(std::vector<Buffer> &args, const hwagent_tensor_t &x,
+               const hwagent_tensor_t &y) {
+  Buffer *xb = find(args, "x"), *yb = find(args, "y");
+  int64_t batch = xb->info->shape[0], classes = yb->info->shape[1];
+  int64_t sample = batch > 0 ? xb->elements() / batch : 0;
+  if (x.rank < 1 || y.rank != 1 || y.shape[0] != x.shape[0] ||
+      x.shape[0] < batch || batch <= 0 ||
+      hwagent_tensor_elements(&x) != x.shape[0] * sample) {
+    std::fprintf(stderr,
+                 "trainer: digits.npz: x must hold samples of %lld values "
+                 "and y one label per sample, at least %lld of them\n",
+                 (long long)sample, (long long)batch);
+    return false;
+  }
+  const int64_t *labels = static_cast<const int64_t *>(y.data);
+  for (int64_t i = 0; i < y.shape[0]; ++i)
+    if (labels[i] < 0 || labels[i] >= classes) {
+      std::fprintf(stderr,
+                   "trainer: digits.npz: label %lld at sample %lld is out of "
+                   "range (0..%lld)\n",
+                   (long long)labels[i], (long long)i,
+                   (long long)(classes - 1));
+      return false;
+    }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -179,6 +209,8 @@ int main(int argc, char **argv) {
   std::vector<Buffer> trainArgs, evalArgs;
   if (!bindAll(train, trainArgs, params) || !bindAll(eval, evalArgs, params))
     return fail("binding the buffers");
+  if (!checkData(trainArgs, x, y))
+    return 1;
 
   int64_t samples = x.shape[0];
   int64_t trainSamples = samples * 4 / 5;

@@ -2,6 +2,7 @@
 
 #include "HwAgent/Config/Json.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace hwconfig;
@@ -92,6 +93,23 @@ hwconfig::parseDocument(const std::string &text, const std::string &schema,
 
 std::optional<std::string> hwconfig::readTextFile(const std::string &path,
                                                   std::string &error) {
+  // Only regular files of a sane size: /dev/zero would be read forever and
+  // a FIFO would block the open (issue 38). stat() opens nothing.
+  constexpr uint64_t kMaxTextFileBytes = 256ull << 20;
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status)) {
+    error = path + ": cannot read: " + ec.message();
+    return std::nullopt;
+  }
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    error = path + ": cannot read: not a regular file";
+    return std::nullopt;
+  }
+  if (status.getSize() > kMaxTextFileBytes) {
+    error = path + ": cannot read: " + std::to_string(status.getSize()) +
+            " bytes, above the limit of " + std::to_string(kMaxTextFileBytes);
+    return std::nullopt;
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {

@@ -77,7 +77,14 @@ double hwcore::objectiveValue(Objective objective, double powerCap,
   }
   // Over the cap: ranked by the relative excess, above every placement
   // under it (a multiple of kOverCap, so that the excess stays visible).
-  if (powerCap > 0 && seconds > 0 && joules / seconds > powerCap)
-    return kOverCap * (joules / seconds / powerCap);
+  // The excess saturates below infinity: with a cap of 1e-310 W or a power
+  // of 1e300 W every placement stays comparable (and finite) instead of
+  // all becoming +inf, which the search cannot rank.
+  if (powerCap > 0 && seconds > 0 && joules / seconds > powerCap) {
+    double excess = joules / seconds / powerCap;
+    constexpr double kMostExcess = std::numeric_limits<double>::max() / kOverCap;
+    return kOverCap * (std::isfinite(excess) ? std::min(excess, kMostExcess)
+                                             : kMostExcess);
+  }
   return value;
 }

@@ -236,6 +236,10 @@ unsigned refine(const StepGraph &graph, Evaluator &evaluator, StepPlan &plan,
                 unsigned budget) {
   const unsigned n = graph.numRegions();
   unsigned moves = 0;
+  // A plan that cannot be priced (an infinite or NaN objective: powers or a
+  // cap at the edge of double's range) offers no gradient to follow.
+  if (!std::isfinite(plan.objective) || plan.programs.empty())
+    return 0;
   std::vector<std::vector<unsigned>> neighbours(n);
   for (const StepGraph::Edge &e : graph.edges)
     if (e.from < n && e.to < n) {

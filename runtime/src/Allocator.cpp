@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -32,6 +33,9 @@ struct Cache {
   std::unordered_map<void *, size_t> live;
   /// Free buffers by size.
   std::unordered_map<size_t, std::vector<void *>> free;
+  /// The buffers in `free`: a second free of one is caught, not passed to
+  /// the system (which would free memory the cache hands out again).
+  std::unordered_set<void *> cached;
   int64_t liveBytes = 0, peakBytes = 0, cachedBytes = 0;
 };
 
@@ -53,6 +57,7 @@ void *allocate(size_t alignment, size_t size) {
   if (alignment == kAlignment && it != c.free.end() && !it->second.empty()) {
     p = it->second.back();
     it->second.pop_back();
+    c.cached.erase(p);
     c.cachedBytes -= static_cast<int64_t>(rounded);
   } else {
     p = std::aligned_alloc(alignment, rounded);
@@ -62,6 +67,7 @@ void *allocate(size_t alignment, size_t size) {
         for (void *q : buffers)
           std::free(q);
       c.free.clear();
+      c.cached.clear();
       c.cachedBytes = 0;
       p = std::aligned_alloc(alignment, rounded);
     }
@@ -100,6 +106,13 @@ extern "C" void _mlir_memref_to_llvm_free(void *pointer) {
   std::lock_guard<std::mutex> lock(c.mutex);
   auto it = c.live.find(pointer);
   if (it == c.live.end()) {
+    // Freed before and cached: a double free, which must not reach the
+    // system while the cache may hand the buffer out again.
+    if (c.cached.count(pointer)) {
+      hwagent_rt::fail(HWAGENT_INVALID_ARGUMENT,
+                       "hwagent_buffer_free: the buffer was already freed");
+      return;
+    }
     // Not one of ours (a caller's buffer handed over): the system's.
     std::free(pointer);
     return;
@@ -115,6 +128,7 @@ extern "C" void _mlir_memref_to_llvm_free(void *pointer) {
     return;
   }
   c.free[size].push_back(pointer);
+  c.cached.insert(pointer);
   c.cachedBytes += static_cast<int64_t>(size);
 }
 
@@ -143,5 +157,6 @@ extern "C" void hwagent_buffer_release_cache(void) {
     for (void *p : entry.second)
       std::free(p);
   c.free.clear();
+  c.cached.clear();
   c.cachedBytes = 0;
 }

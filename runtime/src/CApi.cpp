@@ -11,7 +11,10 @@
 
 #include "Errors.h"
 #include "Session.h"
+#include "Utf8.h"
 #include "Vocabulary.h"
+
+#include "absl/strings/str_cat.h"
 
 #include <atomic>
 #include <chrono>
@@ -158,10 +161,20 @@ hwagent_status_t hwagent_session_log_metrics(hwagent_session_t *session,
   if (!session || !type || (count && (!keys || !values)))
     return fail(HWAGENT_INVALID_ARGUMENT, "hwagent_session_log_metrics: bad "
                                           "arguments");
+  if (!hwagent_rt::isUtf8(type))
+    return fail(HWAGENT_INVALID_ARGUMENT,
+                "hwagent_session_log_metrics: the type is not UTF-8");
   std::vector<std::pair<std::string, double>> metrics;
   for (uint32_t i = 0; i < count; ++i) {
-    if (!keys[i])
+    if (!keys[i] || !*keys[i])
       return fail(HWAGENT_INVALID_ARGUMENT, "a metric without a name");
+    absl::string_view key = keys[i];
+    // The record's own fields are not the caller's to overwrite.
+    if (key == "type" || key == "step" || !hwagent_rt::isUtf8(key))
+      return fail(HWAGENT_INVALID_ARGUMENT,
+                  absl::StrCat("metric ", i,
+                               ": a name must be UTF-8 and neither 'type' "
+                               "nor 'step' (the record's own fields)"));
     metrics.emplace_back(keys[i], values[i]);
   }
   return report(session->impl->logMetrics(type, metrics));

@@ -8,6 +8,10 @@
 
 namespace hwagent_rt {
 
+/// More threads than this per loop only oversubscribes (issue 38: 2^31-1
+/// was accepted and ran 1,650 threads per loop on 2 cores).
+constexpr int32_t kMaxCpuThreads = 1024;
+
 absl::Status validateOptions(const hwagent_options_t &o) {
   // Numeric options out of range are refused, not clamped.
   auto bad = [](const char *name, double value, const char *what) {
@@ -23,8 +27,14 @@ absl::Status validateOptions(const hwagent_options_t &o) {
     return bad("explore_budget", o.explore_budget, "in [0, 1]");
   if (!(std::isfinite(o.horizon) && o.horizon >= 0))
     return bad("horizon", o.horizon, "finite and >= 0");
-  if (o.cpu_threads < 0)
-    return bad("cpu_threads", o.cpu_threads, ">= 0");
+  if (o.cpu_threads < 0 || o.cpu_threads > kMaxCpuThreads)
+    return bad("cpu_threads", o.cpu_threads,
+               absl::StrCat("in [0, ", kMaxCpuThreads, "]").c_str());
+  if (o.fault_program < -1)
+    return bad("fault_program", double(o.fault_program),
+               "-1 (none) or a program");
+  if (o.fault_step < -1)
+    return bad("fault_step", double(o.fault_step), "-1 (every step) or a step");
   if (o.objective < -1 || o.objective >= HWAGENT_NUM_OBJECTIVES)
     return bad("objective", o.objective, "-1 (the model's) or an objective");
   if (!(std::isfinite(o.power_cap) &&

@@ -6,10 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace hwagent_rt {
@@ -28,6 +32,50 @@ static bool put(std::FILE *file, const std::string &text) {
 static bool isSpecialFile(const std::string &path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+}
+
+/// The folder `path` is in, "." for a bare name.
+static std::string folderOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+/// Removes `<path>.tmp.<pid>` files left by writers that were killed (their
+/// process is gone): a kill -9 during a save must not leave full-size
+/// copies that nothing removes. Temporaries of live processes stay.
+static void removeStaleTemporaries(const std::string &path) {
+  std::string folder = folderOf(path);
+  std::string prefix =
+      absl::StrCat(path.substr(path.rfind('/') + 1), ".tmp.");
+  DIR *dir = opendir(folder.c_str());
+  if (!dir)
+    return;
+  while (const dirent *entry = readdir(dir)) {
+    absl::string_view name = entry->d_name;
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix)
+      continue;
+    absl::string_view digits = name.substr(prefix.size());
+    char *end = nullptr;
+    std::string text(digits);
+    long pid = std::strtol(text.c_str(), &end, 10);
+    if (pid <= 0 || *end != '\0' || pid == getpid())
+      continue;
+    if (kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+      unlinkat(dirfd(dir), entry->d_name, 0);
+  }
+  closedir(dir);
+}
+
+/// Makes a rename in `path`'s folder durable (POSIX: the directory entry is
+/// on disk only once the folder is synced).
+static void syncFolderOf(const std::string &path) {
+  int fd = ::open(folderOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  (void)fsync(fd);
+  ::close(fd);
 }
 
 JsonLinesLog::~JsonLinesLog() { (void)close(); }
@@ -158,6 +206,7 @@ writeFileAtomically(const std::string &path,
     ok &= std::fclose(file) == 0;
     return ok ? absl::OkStatus() : ioError("write", path);
   }
+  removeStaleTemporaries(path);
   // A name of this process's own, so that two writers never share one.
   std::string temporary = path + ".tmp." + std::to_string(getpid());
   std::FILE *file = std::fopen(temporary.c_str(), "wb");
@@ -178,6 +227,7 @@ writeFileAtomically(const std::string &path,
     std::remove(temporary.c_str());
     return status;
   }
+  syncFolderOf(path);
   return absl::OkStatus();
 }
 

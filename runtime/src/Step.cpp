@@ -29,6 +29,9 @@ namespace {
 std::string describe(int32_t dtype, int32_t rank, const int64_t *shape) {
   if (rank < 0)
     return absl::StrCat(hwagent_dtype_name(dtype), " scalar");
+  if (!shape || rank > HWAGENT_MAX_RANK)
+    return absl::StrCat(hwagent_dtype_name(dtype), " of rank ", rank,
+                        shape ? "" : " with no shape");
   std::vector<std::string> dims;
   for (int32_t d = 0; d < rank; ++d)
     dims.push_back(shape[d] < 0 ? "?" : std::to_string(shape[d]));
@@ -95,9 +98,13 @@ const char *hwagent_role_name(int32_t role) {
 }
 
 int64_t hwagent_tensor_elements(const hwagent_tensor_t *tensor) {
+  if (!tensor || tensor->rank < 0 || tensor->rank > HWAGENT_MAX_RANK)
+    return -1;
   int64_t n = 1;
   for (int32_t d = 0; d < tensor->rank; ++d)
-    n *= tensor->shape[d];
+    if (tensor->shape[d] < 0 ||
+        __builtin_mul_overflow(n, tensor->shape[d], &n))
+      return -1;
   return n;
 }
 

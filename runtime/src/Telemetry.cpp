@@ -46,8 +46,10 @@ parseScenario(absl::string_view text) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++lineNumber;
     line = line.substr(0, line.find('#'));
+    // Fields split on any blank, '\r' included: a file saved with CRLF line
+    // endings (a Windows editor) reads as it shows.
     std::vector<absl::string_view> f =
-        absl::StrSplit(line, ' ', absl::SkipEmpty());
+        absl::StrSplit(line, absl::ByAnyChar(" \t\r\v\f"), absl::SkipEmpty());
     if (f.empty())
       continue;
     auto bad = [&](absl::string_view what) {

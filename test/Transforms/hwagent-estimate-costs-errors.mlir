@@ -6,6 +6,10 @@
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: hwagent-estimate-costs: {{.*}}Inputs/missing.json: cannot read: No such file or directory
 
+// Devices and FIFOs are refused at once, not read forever or waited on.
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=/dev/zero" 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: error: hwagent-estimate-costs: /dev/zero: cannot read: not a regular file
+
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/bad-target-type.json" 2>&1 | FileCheck %s --check-prefix=BADTYPE
 // BADTYPE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-target-type.json: backends[0].bandwidth: expected number
 

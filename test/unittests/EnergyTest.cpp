@@ -363,6 +363,12 @@ TEST(Energy, ScenarioObjectiveEventsParseAndErrorsNameTheLine) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("line 3: power_cap"),
             std::string::npos);
+  // CRLF line endings and tabs (issue 38) read as LF and spaces.
+  events = parseScenario("hwagent-scenario 1\r\nat 4\tpower_cap 12.5\r\n"
+                         "# note\r\n\r\nat 2 objective edp\r\n");
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[1].powerCap, 12.5);
 }
 
 // One formula (HwAgent/Core/Energy.h): the partitioner's exact price of a

@@ -131,7 +131,7 @@ TEST(Runtime, VersionAndModelErrors) {
 
   // Numeric options out of range are refused, with the option named.
   info = model.info();
-  for (int field = 0; field < 5; ++field) {
+  for (int field = 0; field < 8; ++field) {
     hwagent_options_t options;
     hwagent_options_init(&options);
     if (field == 0)
@@ -142,8 +142,14 @@ TEST(Runtime, VersionAndModelErrors) {
       options.explore_budget = 1.5;
     else if (field == 3)
       options.horizon = std::nan("");
-    else
+    else if (field == 4)
       options.cpu_threads = -2;
+    else if (field == 5) // issue 38: 2^31-1 threads per loop
+      options.cpu_threads = 2147483647;
+    else if (field == 6)
+      options.fault_program = -5;
+    else
+      options.fault_step = -7;
     EXPECT_EQ(create(info, &options), HWAGENT_INVALID_ARGUMENT) << field;
     EXPECT_NE(std::string(hwagent_error_message()).find("option "),
               std::string::npos);
@@ -391,6 +397,19 @@ TEST(Runtime, LogTraceAndProfileAreValidAndComplete) {
     // A non-finite loss is logged as null, never as a bare inf/nan.
     hwagent_session_end_step(s, step == 2 ? INFINITY : 1.0);
   }
+  // Metric names that would overwrite the record's fields or break its
+  // JSON (issue 38) are refused, and nothing is thrown through the C ABI.
+  double value = 1;
+  for (const char *key : {"type", "step", "w1\xFF", ""}) {
+    EXPECT_EQ(hwagent_session_log_metrics(s, "eval", &key, &value, 1),
+              HWAGENT_INVALID_ARGUMENT)
+        << key;
+  }
+  const char *accuracy = "accuracy";
+  EXPECT_EQ(hwagent_session_log_metrics(s, "eval\xC0", &accuracy, &value, 1),
+            HWAGENT_INVALID_ARGUMENT);
+  EXPECT_EQ(hwagent_session_log_metrics(s, "eval", &accuracy, &value, 1),
+            HWAGENT_OK);
   // The trace is streamed to a temporary file and appears complete.
   EXPECT_FALSE(std::ifstream(trace).good());
   ASSERT_EQ(hwagent_session_destroy(s), HWAGENT_OK);

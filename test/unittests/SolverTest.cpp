@@ -1,6 +1,8 @@
 //===- SolverTest.cpp - partition solver against brute force --------------===//
 
+#include "HwAgent/Core/Programs.h"
 #include "HwAgent/Core/Solver.h"
+#include "HwAgent/Core/Target.h"
 
 #include <gtest/gtest.h>
 
@@ -133,6 +135,57 @@ TEST(Solver, ConstraintsAndExtremeCosts) {
   problem.addNode({kIllegal, kIllegal});
   EXPECT_FALSE(solvePairwise(problem, error));
   EXPECT_EQ(error, "node 2 has no legal backend");
+}
+
+/// Two regions on apple-m4's backends, every placement legal.
+StepGraph twoRegions() {
+  TargetDescription target = *getBuiltinTarget("apple-m4");
+  StepGraph g;
+  for (BackendKind kind : kAllBackends)
+    g.backends.push_back(*target.lookup(kind));
+  unsigned L = g.numLabels();
+  g.links.assign(L, std::vector<LinkDescription>(L));
+  for (unsigned a = 0; a < L; ++a)
+    for (unsigned b = 0; b < L; ++b)
+      g.links[a][b] = target.link(g.backends[a].kind, g.backends[b].kind);
+  g.telemetryFactor.assign(L, 1.0);
+  g.staticPower = target.staticPower;
+  for (double seconds : {1e-3, 4e-4}) {
+    std::vector<RegionCost> row;
+    for (BackendKind kind : kAllBackends) {
+      RegionCost c;
+      c.backend = kind;
+      c.compute = c.computeInputWeights = seconds;
+      c.flops = 2000000000;
+      c.memory = c.memoryInputWeights = seconds / 4;
+      row.push_back(c);
+    }
+    g.costs.push_back(row);
+  }
+  g.edges = {{2, 0, 0, 0}, {0, 1, 0, 0}, {1, 2, 0, 0}};
+  return g;
+}
+
+// Issue 38: a power cap of 1e-310 W (or powers near DBL_MAX) made every
+// placement's objective +inf and the refinement crashed (SIGSEGV in
+// candidateMoves). Every placement is over the cap: the search still ends
+// with a legal plan and a finite objective.
+TEST(Solver, ExtremePowerCapsStillPlace) {
+  for (double cap : {1e-310, 1e-300, 5e-324}) {
+    for (Objective objective :
+         {Objective::time, Objective::energy, Objective::edp}) {
+      StepGraph g = twoRegions();
+      g.powerCap = cap;
+      g.objective = objective;
+      ASSERT_EQ(g.validate(), "");
+      std::string error;
+      std::optional<StepSolution> solution =
+          solveStep(g, Strategy::optimal, error);
+      ASSERT_TRUE(solution) << error;
+      EXPECT_TRUE(solution->plan.legal());
+      EXPECT_TRUE(std::isfinite(solution->plan.objective)) << cap;
+    }
+  }
 }
 
 } // namespace

@@ -17,10 +17,15 @@
 using namespace mlir;
 using namespace mlir::hwagent;
 
-bool hwagent::saveCheckpoint(const std::string &path,
-                             const std::vector<ArgBuffer> &args,
-                             const CheckpointInfo &info,
-                             llvm::raw_ostream &errs) {
+namespace {
+/// Calls `write` (hwagent_safetensors_write or _check) with the parameters
+/// among `args` and `info` as metadata.
+hwagent_status_t
+withCheckpoint(const std::string &path, const std::vector<ArgBuffer> &args,
+               const CheckpointInfo &info,
+               hwagent_status_t (*write)(const char *, const hwagent_tensor_t *,
+                                         uint32_t, const char *const *,
+                                         uint32_t)) {
   std::vector<hwagent_tensor_t> tensors;
   for (const ArgBuffer &arg : args) {
     if (arg.role != HWAGENT_ROLE_PARAMETER)
@@ -38,9 +43,31 @@ bool hwagent::saveCheckpoint(const std::string &path,
   const char *metadata[] = {"format", "hwagent-checkpoint",
                             "step",   step.c_str(),
                             "entry",  info.entry.c_str()};
-  if (hwagent_safetensors_write(path.c_str(), tensors.data(), tensors.size(),
-                                metadata, 3) != HWAGENT_OK) {
+  return write(path.c_str(), tensors.data(), uint32_t(tensors.size()),
+               metadata, 3);
+}
+} // namespace
+
+bool hwagent::saveCheckpoint(const std::string &path,
+                             const std::vector<ArgBuffer> &args,
+                             const CheckpointInfo &info,
+                             llvm::raw_ostream &errs) {
+  if (withCheckpoint(path, args, info, hwagent_safetensors_write) !=
+      HWAGENT_OK) {
     errs << "hwagent-run: cannot save the checkpoint: "
+         << hwagent_error_message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool hwagent::checkCheckpoint(const std::string &path,
+                              const std::vector<ArgBuffer> &args,
+                              const CheckpointInfo &info,
+                              llvm::raw_ostream &errs) {
+  if (withCheckpoint(path, args, info, hwagent_safetensors_check) !=
+      HWAGENT_OK) {
+    errs << "hwagent-run: the checkpoint could not be saved: "
          << hwagent_error_message() << "\n";
     return false;
   }

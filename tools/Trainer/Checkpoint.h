@@ -26,6 +26,12 @@ struct CheckpointInfo {
 /// with `info` in its metadata.
 bool saveCheckpoint(const std::string &path, const std::vector<ArgBuffer> &args,
                     const CheckpointInfo &info, llvm::raw_ostream &errs);
+/// Checks, before the first step, that saveCheckpoint would accept the
+/// parameters' names and shapes and the metadata (UTF-8 names: a run must
+/// not train to its end and then fail to save).
+bool checkCheckpoint(const std::string &path,
+                     const std::vector<ArgBuffer> &args,
+                     const CheckpointInfo &info, llvm::raw_ostream &errs);
 /// Reads every parameter among `args` from `path`: each by name, of the
 /// parameter's dtype and shape, finite; a tensor the step has no parameter
 /// for means another model's file. `info` gets the metadata when present.

@@ -199,6 +199,12 @@ bool Dataset::bind(std::vector<ArgBuffer> &args, const std::string &fn,
     }
     const hwagent_tensor_t &t = source.arrays[array];
     int64_t batch = arg.shape.empty() ? 1 : arg.shape[0];
+    if (batch <= 0) {
+      errs << llvm::formatv("hwagent-run: argument '{0}' of @{1} has a batch "
+                            "of {2} samples; --data needs at least one\n",
+                            arg.name, fn, batch);
+      return false;
+    }
     int64_t argSample = arg.shape.empty() ? 1 : arg.elements / batch;
     int64_t arraySample =
         t.shape[0] ? hwagent_tensor_elements(&t) / t.shape[0] : 0;

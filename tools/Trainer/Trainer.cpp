@@ -68,7 +68,10 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
       return nullptr;
     }
   }
-  if (!options.savePath.empty() && !checkWritable(options.savePath, errs))
+  if (!options.savePath.empty() &&
+      (!checkWritable(options.savePath, errs) ||
+       !checkCheckpoint(options.savePath, t->runner->getArgs(), t->checkpoint,
+                        errs)))
     return nullptr;
   if (runnerOptions.noUpdates &&
       (!options.savePath.empty() || !options.resumePath.empty())) {

@@ -424,19 +424,61 @@ static bool applyPins(hwagent_session_t *session) {
   return true;
 }
 
+/// Numbers out of range are refused before anything runs, not ignored.
+static bool checkNumbers() {
+  if (steps < 0)
+    return fail("--steps must be >= 0"), false;
+  if (epochs < 0)
+    return fail("--epochs must be >= 0"), false;
+  if (classes < 0)
+    return fail("--classes must be >= 0 (0 = infer)"), false;
+  if (cpuThreads < 0 || cpuThreads > 1024)
+    return fail("--cpu-threads must be in [0, 1024]"), false;
+  if (faultProgram < -1 || faultStep < -1)
+    return fail("--fault-program and --fault-step must be >= -1"), false;
+  if (learningRate.getNumOccurrences() &&
+      !(std::isfinite(learningRate) && learningRate > 0))
+    return fail("--lr must be a positive number"), false;
+  if (batchSize < 0)
+    return fail("--batch-size must be >= 1"), false;
+  return true;
+}
+
+/// The output files given: none empty (`--save ""` would save nothing,
+/// silently), and --save none of the files the run reads or writes besides
+/// its own checkpoint (--resume and --init may be the file it continues).
+static bool checkOutputPaths() {
+  for (cl::opt<std::string> *option : {&savePath, &logPath, &tracePath,
+                                       &outputsPath, &profileOut, &htmlPath,
+                                       &csvPath})
+    if (option->getNumOccurrences() && option->getValue().empty())
+      return fail("--" + option->ArgStr.str() + " needs a file name"), false;
+  if (savePath.empty())
+    return true;
+  for (cl::opt<std::string> *other :
+       {&inputFile, &dataPath, &valDataPath, &logPath, &tracePath,
+        &outputsPath, &profileOut, &htmlPath, &csvPath, &scenarioPath}) {
+    const std::string &path = other->getValue();
+    bool same = false;
+    if (!path.empty() && (path == savePath.getValue() ||
+                          (!llvm::sys::fs::equivalent(path, savePath, same) &&
+                           same)))
+      return fail("--save '" + savePath + "' is also " +
+                  (other == &inputFile ? std::string("the step's file")
+                                       : "--" + other->ArgStr.str()) +
+                  "; it would be overwritten"),
+             false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCategory);
   mlir::hwagent::setVersionPrinter("hwagent-run");
   cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
-  if (steps < 0)
-    return fail("--steps must be >= 0");
-  if (learningRate.getNumOccurrences() &&
-      !(std::isfinite(learningRate) && learningRate > 0))
-    return fail("--lr must be a positive number");
-  if (batchSize < 0)
-    return fail("--batch-size must be >= 1");
-  if (!csvPath.empty() && !checkWritable(csvPath, llvm::errs()))
+  if (!checkNumbers() || !checkOutputPaths() ||
+      (!csvPath.empty() && !checkWritable(csvPath, llvm::errs())))
     return 1;
 
   DialectRegistry registry;
@@ -490,6 +532,17 @@ int main(int argc, char **argv) {
   show.temporaryLog = !page.log.empty();
   show.maxSteps = training.maxSteps;
 
+  // Resumed at or past --steps: nothing to run is said, not an exit 1
+  // without a word (issue 38).
+  if (trainer->getFirstStep() >= trainer->getTotalSteps()) {
+    if (resumePath.empty())
+      llvm::outs() << "hwagent-run: nothing to run: --steps is 0\n";
+    else
+      llvm::outs() << llvm::formatv(
+          "hwagent-run: nothing to run: {0} is at step {1}, --steps is {2}\n",
+          resumePath, trainer->getFirstStep(), trainer->getTotalSteps());
+    return 0;
+  }
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
   printHeader(show, *trainer);

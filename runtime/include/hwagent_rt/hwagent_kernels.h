@@ -112,7 +112,9 @@ HWAGENT_RT_API void hwagent_kernels_reset_stats(void);
  *  to the next allocation of the same size, so a training loop stops
  *  allocating (and page-faulting) after its first step. Buffers a step
  *  returns (the loss, the updated parameters) come from it too: release them
- *  with hwagent_buffer_free, not free(). */
+ *  with hwagent_buffer_free, not free(). A second hwagent_buffer_free of
+ *  a buffer still in the cache does nothing but leave an error for
+ *  hwagent_error_message() (it never reaches the system's free). */
 HWAGENT_RT_API void *_mlir_memref_to_llvm_alloc(size_t size);
 HWAGENT_RT_API void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
                                                         size_t size);

@@ -29,7 +29,10 @@ hwagent_tensor_file_open(const char *path, hwagent_tensor_file_t **file);
 HWAGENT_RT_API void hwagent_tensor_file_close(hwagent_tensor_file_t *file);
 HWAGENT_RT_API uint32_t
 hwagent_tensor_file_count(const hwagent_tensor_file_t *file);
-/** Tensor `index` (in the file's order); views valid until close. */
+/** Tensor `index` (in the file's order). The view points into memory the
+ *  file owns, valid and writable until close; an .npz member is read the
+ *  first time it is asked for (so a corrupt member fails here, not at
+ *  open). */
 HWAGENT_RT_API hwagent_status_t
 hwagent_tensor_file_get(const hwagent_tensor_file_t *file, uint32_t index,
                         hwagent_tensor_t *tensor);
@@ -47,6 +50,15 @@ hwagent_tensor_file_metadata(const hwagent_tensor_file_t *file,
  *  old file or the new one, never a torn one). `metadata` holds
  *  `num_metadata` key/value string pairs for `__metadata__`. */
 HWAGENT_RT_API hwagent_status_t hwagent_safetensors_write(
+    const char *path, const hwagent_tensor_t *tensors, uint32_t count,
+    const char *const *metadata, uint32_t num_metadata);
+
+/** Whether hwagent_safetensors_write would accept these tensors and this
+ *  metadata (every name UTF-8, not empty, not `__metadata__`, no two alike;
+ *  every dimension non-negative, no size overflow), without writing: a
+ *  driver checks its checkpoint before the first step, not after the last.
+ *  HWAGENT_INVALID_ARGUMENT with the tensor's index or name if not. */
+HWAGENT_RT_API hwagent_status_t hwagent_safetensors_check(
     const char *path, const hwagent_tensor_t *tensors, uint32_t count,
     const char *const *metadata, uint32_t num_metadata);
 

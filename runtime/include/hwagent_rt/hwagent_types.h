@@ -158,7 +158,8 @@ typedef struct hwagent_tensor {
   int32_t dtype;
 } hwagent_tensor_t;
 
-/** Elements of a tensor (1 for rank 0). */
+/** Elements of a tensor (1 for rank 0); -1 for NULL, a rank outside
+ *  0..HWAGENT_MAX_RANK, a negative dimension or a product that overflows. */
 HWAGENT_RT_API int64_t hwagent_tensor_elements(const hwagent_tensor_t *tensor);
 
 #ifdef __cplusplus
