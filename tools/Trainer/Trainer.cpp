@@ -251,6 +251,16 @@ bool Trainer::evaluate(EvaluationRecord &record, llvm::raw_ostream &errs) {
   return true;
 }
 
+bool Trainer::evaluateOnly(EvaluationRecord &record, llvm::raw_ostream &errs) {
+  if (!evalSamples) {
+    error(errs, "there is no held-out data to evaluate on (--val-data or "
+                "--val-split)");
+    return false;
+  }
+  record.epoch = batchesPerEpoch ? firstStep / batchesPerEpoch : 0;
+  return evaluate(record, errs);
+}
+
 bool Trainer::endEpoch(int64_t last, bool partial, TrainerObserver &observer,
                        llvm::raw_ostream &errs) {
   EpochRecord record;

@@ -160,6 +160,11 @@ public:
   bool run(TrainerObserver &observer, const std::atomic<bool> &stop,
            llvm::raw_ostream &errs);
 
+  /// One evaluation of the parameters as they are (--steps 0 with
+  /// held-out data: a checkpoint scored without training it); logged as
+  /// the run's "eval" record. Needs getEvalSamples() > 0.
+  bool evaluateOnly(EvaluationRecord &record, llvm::raw_ostream &errs);
+
   TrainingRunner &getRunner() { return *runner; }
   const TrainingRunner &getRunner() const { return *runner; }
   const Dataset *getDataset() const { return dataset.get(); }

@@ -535,6 +535,27 @@ int main(int argc, char **argv) {
   // Resumed at or past --steps: nothing to run is said, not an exit 1
   // without a word (issue 38).
   if (trainer->getFirstStep() >= trainer->getTotalSteps()) {
+    // Held-out data and no steps: the parameters as given are scored
+    // (a checkpoint evaluated without training it).
+    if (trainer->getEvalSamples() > 0) {
+      EvaluationRecord v;
+      if (!trainer->evaluateOnly(v, llvm::errs()))
+        return 1;
+      std::string of = !resumePath.empty() ? std::string(resumePath)
+                       : !initPath.empty() ? std::string(initPath)
+                                           : "the step's initial values";
+      llvm::outs() << llvm::formatv(
+          "hwagent-run: no steps to run; evaluated {0}: validation loss "
+          "{1:e4}",
+          of, v.loss);
+      if (!std::isnan(v.accuracy))
+        llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * v.accuracy);
+      llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", v.samples,
+                                    trainer->getRunner().getEvalEntry());
+      if (!trainer->getRunner().finish(llvm::errs()))
+        return 1;
+      return std::isfinite(v.loss) ? 0 : 1;
+    }
     if (resumePath.empty())
       llvm::outs() << "hwagent-run: nothing to run: --steps is 0\n";
     else
