@@ -111,12 +111,13 @@ class _GraphContext(Context):
         return mat
 
     def _write_deferred(self, d) -> Value:
-        key = id(d)
-        written = self.written.get(key)
-        if written is None:
-            written = _deferred_writer(self, d)
-            self.written[key] = written
-        return written
+        # Keyed by id() with the Deferred kept alive beside its tensor: a
+        # freed Deferred's id is reused by the next one.
+        hit = self.written.get(id(d))
+        if hit is None:
+            hit = (d, _deferred_writer(self, d))
+            self.written[id(d)] = hit
+        return hit[1]
 
     def look_through_transpose(self, arg, rank: int):
         """(source, True) when `arg` is a not-yet-written transpose of the
