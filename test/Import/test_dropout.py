@@ -47,22 +47,25 @@ def mean_loss(out, target):
 
 
 class Dropout(WorkDir):
-    def losses(self, twice, tag):
+    def losses(self, twice, tag, x=None):
+        """The per-step losses over STEPS batches of `x` (default ones)."""
         out = os.path.join(self.work, f"import-{tag}")
         model = Keep(twice)
         batch = (torch.ones(1, WIDTH), torch.zeros(1))
         import_model(model, batch, out, loss=mean_loss,
                      optimizer=torch.optim.SGD(model.parameters(), lr=0.0))
         npz = os.path.join(self.work, "data.npz")
-        np.savez(npz, x=np.ones((STEPS, WIDTH), np.float32), y=np.zeros(STEPS, np.float32))
+        rows = np.ones(WIDTH, np.float32) if x is None else x
+        np.savez(npz, x=np.tile(rows, (STEPS, 1)), y=np.zeros(STEPS, np.float32))
         log = os.path.join(self.work, f"{tag}.jsonl")
         p = subprocess.run([RUN, os.path.join(out, "train_step.mlir"), "--data", npz,
                             "--shuffle=false", "--init", os.path.join(out, "init.safetensors"),
                             "--steps", str(STEPS), "--log", log, "--backend", "cpu"],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        return [json.loads(l)["loss"] for l in open(log) if '"type": "step"' in l
-                or '"type":"step"' in l]
+        with open(log) as f:
+            return [json.loads(l)["loss"] for l in f
+                    if '"type": "step"' in l or '"type":"step"' in l]
 
     def test_keep_rate_and_steps_differ(self):
         losses = self.losses(False, "one")
@@ -72,9 +75,14 @@ class Dropout(WorkDir):
         for k in kept:
             self.assertLess(abs(k - (1 - P)), 5 * sigma, kept)
         self.assertLess(abs(sum(kept) / STEPS - (1 - P)), 5 * sigma / math.sqrt(STEPS))
-        self.assertEqual(len(set(losses)), STEPS, "every step draws a new mask")
+        # With x = 1 the loss counts the kept elements, and two masks keep
+        # the same count often (about 1 in 100 pairs): x_i = 1 + i/WIDTH
+        # makes the loss tell the masks themselves apart.
+        spread = 1 + np.arange(WIDTH, dtype=np.float32) / WIDTH
+        distinct = self.losses(False, "spread", spread)
+        self.assertEqual(len(set(distinct)), STEPS, "every step draws a new mask")
         # The same counters again (a resumed run): the same masks.
-        self.assertEqual(losses, self.losses(False, "again"))
+        self.assertEqual(distinct, self.losses(False, "again", spread))
 
     def test_two_sites_are_independent(self):
         losses = self.losses(True, "two")

@@ -1,5 +1,23 @@
 """torchvision's classification models (Debian python3-torchvision) import
-at 32x32 and train with PyTorch's numerics: per-step losses within 1e-5."""
+at 64x64, batch 8, and train with PyTorch's numerics.
+
+The first step's loss (the forward pass from the same init) agrees within
+1e-5 relative. Later steps cannot be held to that at this size: a ReLU
+whose input lies within rounding of zero takes the other side of its mask
+(ResNet-18, step 1: one element of layer3.1's first ReLU, which moves one
+channel's weight update by 18 % and the next loss by 4.3e-4 relative; the
+same run with every contraction as compiled loops instead of the SGEMM
+kernel flips the same element), and a deep network from a random init
+amplifies rounding after its first update (PyTorch float32 vs float64:
+ResNet-18 4.2e-5 at the third step, MobileNetV2 with Adam 9.2e-3). After
+the first step each loss is held to the largest of 2e-3 relative and 4x
+PyTorch's own float32-vs-float64 gap, the BatchNorm running statistics to
+1e-3 of their scale. Gradient formulas are held to 1e-5 on
+every step by test_zoo.py, whose models use the same ops at sizes where no
+mask sits that close to zero. At 32x32 with batch 2 even the first forward
+pass is ill-conditioned (BatchNorm over 2 values per channel in the last
+stage: float32 vs float64 3.9e-4 and 9.0e-2), hence the size.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +34,20 @@ STEPS = 3
 class TorchVision(WorkDir):
     def check(self, name):
         user = load_user_file(os.path.join(ZOO, f"{name}.py"))
-        r = parity.check_user(user, STEPS, RUN, self.work, ("cpu",), name, ZOO)
-        for i, (a, b) in enumerate(zip(r["cpu"]["losses"], r["torch_losses"])):
-            self.assertLessEqual(abs(a - b), 1e-5 * abs(b), f"{name} step {i}: {a} vs {b}")
+        r = parity.check_user(user, STEPS, RUN, self.work, ("cpu",), name, ZOO,
+                              reference64=True)
+        self.assertEqual(len(r["cpu"]["losses"]), STEPS)
+        for i, (a, b, exact) in enumerate(zip(r["cpu"]["losses"], r["torch_losses"],
+                                              r["torch64_losses"])):
+            bound = max(2e-3 * abs(b), 4 * abs(b - exact)) if i else 1e-5 * abs(b)
+            self.assertLessEqual(abs(a - b), bound,
+                                 f"{name} step {i}: {a} vs {b} (float64 {exact})")
         for k, v in r["torch_state"].items():
             if "running_mean" in k or "running_var" in k:
                 got = r["cpu"]["state"][k]
+                own = float((v.double() - r["torch64_state"][k]).abs().max())
                 self.assertLessEqual(float((got - v).abs().max()),
-                                     1e-5 + 1e-4 * float(v.abs().max()), k)
+                                     max(1e-5 + 1e-3 * float(v.abs().max()), 4 * own), k)
         print(f"{name}: max relative loss difference {r['cpu']['max_rel_loss']:.2e}")
 
     def test_resnet18(self):

@@ -1,5 +1,5 @@
-"""torchvision's ResNet-18 (Debian python3-torchvision 0.14) at 32x32,
-10 classes, BatchNorm in train mode (SGD with momentum)."""
+"""torchvision's ResNet-18 (Debian python3-torchvision 0.14) at 64x64,
+batch 8, 10 classes, BatchNorm in train mode (SGD with momentum)."""
 import torch
 import torchvision
 
@@ -9,7 +9,7 @@ def model():
 
 
 def example_batch():
-    return torch.randn(2, 3, 32, 32), torch.randint(0, 10, (2,))
+    return torch.randn(8, 3, 64, 64), torch.randint(0, 10, (8,))
 
 
 def optimizer(params):

@@ -69,17 +69,25 @@ def write_npz(path: str, names: list[str], batches) -> None:
     np.savez(path, **arrays)
 
 
-def eager(user, init_path: str, batches, seed: int = 0) -> Curve:
+def eager(user, init_path: str, batches, seed: int = 0, dtype=None) -> Curve:
+    """PyTorch eager training on `batches`; with dtype=torch.float64 the
+    same in double precision: the reference that says how far float32 itself
+    is from the exact result (an ill-conditioned model moves there too)."""
     model, _, loss, opt_fn = user_parts(user, seed)
     load_checkpoint(model, init_path)
+    if dtype is not None:
+        model = model.to(dtype)
     loss_fn, _ = resolve_loss(loss)
     opt = opt_fn(model.parameters()) if opt_fn else torch.optim.SGD(model.parameters(), lr=0.01)
     model.train()
+
+    def cast(t):
+        return t.to(dtype) if dtype is not None and t.is_floating_point() else t
     losses = []
     for xs, y in batches:
         opt.zero_grad()
-        out = model(*xs)
-        l = loss_fn(out, y)
+        out = model(*(cast(x) for x in xs))
+        l = loss_fn(out, cast(y))
         l.backward()
         opt.step()
         losses.append(float(l))
@@ -134,8 +142,10 @@ def check(model_file: str, steps: int, run: str, work: str | None = None,
 
 
 def check_user(user, steps: int, run: str, work: str | None = None, backends=("cpu",),
-               name: str = "model", source_dir: str | None = None) -> dict:
-    """The same for the model-file contract given as an object."""
+               name: str = "model", source_dir: str | None = None,
+               reference64: bool = False) -> dict:
+    """The same for the model-file contract given as an object; with
+    `reference64` also PyTorch in float64 ("torch64_losses", "torch64_state")."""
     model, batch, loss, opt_fn = user_parts(user)
     opt = opt_fn(model.parameters()) if opt_fn else None
     tmp = work or tempfile.mkdtemp(prefix="hwagent-parity-")
@@ -149,6 +159,11 @@ def check_user(user, steps: int, run: str, work: str | None = None, backends=("c
     report = {"model": res.manifest["model"], "steps": steps, "torch_losses": ref.losses,
               "torch_state": ref.state, "out_dir": out_dir, "npz": npz,
               "manifest": res.manifest}
+    if reference64:
+        ref64 = eager(user, os.path.join(out_dir, "init.safetensors"), batches,
+                      dtype=torch.float64)
+        report["torch64_losses"] = ref64.losses
+        report["torch64_state"] = ref64.state
     for backend in backends:
         cur = hwagent(run, out_dir, npz, steps, tmp, backend)
         report[backend] = {"losses": cur.losses, "state": cur.state,
