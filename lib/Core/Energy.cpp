@@ -82,7 +82,8 @@ double hwcore::objectiveValue(Objective objective, double powerCap,
   // all becoming +inf, which the search cannot rank.
   if (powerCap > 0 && seconds > 0 && joules / seconds > powerCap) {
     double excess = joules / seconds / powerCap;
-    constexpr double kMostExcess = std::numeric_limits<double>::max() / kOverCap;
+    constexpr double kMostExcess =
+        std::numeric_limits<double>::max() / kOverCap;
     return kOverCap * (std::isfinite(excess) ? std::min(excess, kMostExcess)
                                              : kMostExcess);
   }

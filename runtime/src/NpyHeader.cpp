@@ -86,11 +86,11 @@ private:
   }
   absl::Status expected(absl::string_view what) const {
     if (pos >= text.size())
-      return headerError(where, absl::StrCat("expected ", what,
-                                             ", the header ends"));
-    return headerError(where, absl::StrCat("expected ", what, " at byte ",
-                                           pos, ", found '",
-                                           text.substr(pos, 12), "'"));
+      return headerError(where,
+                         absl::StrCat("expected ", what, ", the header ends"));
+    return headerError(where,
+                       absl::StrCat("expected ", what, " at byte ", pos,
+                                    ", found '", text.substr(pos, 12), "'"));
   }
 
   absl::Status string(std::string &out) {
@@ -121,8 +121,8 @@ private:
     for (char c : digits)
       if (__builtin_mul_overflow(out, 10, &out) ||
           __builtin_add_overflow(out, c - '0', &out))
-        return headerError(where, absl::StrCat("dimension ", digits,
-                                               " is too large"));
+        return headerError(where,
+                           absl::StrCat("dimension ", digits, " is too large"));
     return absl::OkStatus();
   }
 
@@ -257,9 +257,9 @@ absl::StatusOr<NpyHeader> parseNpyHeader(const char *bytes, size_t size,
   for (size_t i = 8; i < headerStart; ++i)
     headerLength |= size_t(uint8_t(bytes[i])) << (8 * (i - 8));
   if (headerLength > kNpyMaxHeaderBytes)
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": the .npy header is ", headerLength,
-        " bytes, above NumPy's limit of ", kNpyMaxHeaderBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the .npy header is ", headerLength,
+                     " bytes, above NumPy's limit of ", kNpyMaxHeaderBytes));
   if (size - headerStart < headerLength)
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": truncated .npy header"));

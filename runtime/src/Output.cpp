@@ -47,8 +47,7 @@ static std::string folderOf(const std::string &path) {
 /// copies that nothing removes. Temporaries of live processes stay.
 static void removeStaleTemporaries(const std::string &path) {
   std::string folder = folderOf(path);
-  std::string prefix =
-      absl::StrCat(path.substr(path.rfind('/') + 1), ".tmp.");
+  std::string prefix = absl::StrCat(path.substr(path.rfind('/') + 1), ".tmp.");
   DIR *dir = opendir(folder.c_str());
   if (!dir)
     return;

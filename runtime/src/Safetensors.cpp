@@ -49,8 +49,7 @@ int64_t bytesOf(int32_t dtype, const int64_t *shape, int32_t rank) {
 /// One header entry as a tensor whose data starts at `data`; `range` gets
 /// its data_offsets.
 absl::Status parseEntry(const std::string &where, const Json &value,
-                        const char *data,
-                        std::pair<uint64_t, uint64_t> &range,
+                        const char *data, std::pair<uint64_t, uint64_t> &range,
                         hwagent_tensor_t &tensor) {
   if (!value.is_object() || !value.contains("dtype") ||
       !value.contains("shape") || !value.contains("data_offsets") ||
@@ -95,14 +94,15 @@ absl::Status checkTiling(const std::string &path,
   for (auto [begin, end] : ranges) {
     if (begin != at)
       return fileError(path, absl::StrCat("the tensors' data_offsets ",
-                                          begin < at ? "overlap" : "leave a "
-                                                                   "hole",
+                                          begin < at ? "overlap"
+                                                     : "leave a "
+                                                       "hole",
                                           " at byte ", std::min(begin, at)));
     at = end;
   }
   if (at > dataSize)
-    return fileError(path, absl::StrCat("truncated: the data ends at byte ",
-                                        at, ", the file holds ", dataSize));
+    return fileError(path, absl::StrCat("truncated: the data ends at byte ", at,
+                                        ", the file holds ", dataSize));
   if (at < dataSize)
     return fileError(path, absl::StrCat("the data has ", dataSize - at,
                                         " bytes after the last tensor"));
@@ -132,7 +132,8 @@ absl::Status parseSafetensors(const char *bytes, size_t size,
     headerLength |= uint64_t(uint8_t(bytes[i])) << (8 * i);
   if (headerLength > kSafetensorsMaxHeaderBytes)
     return fileError(path, absl::StrCat("the safetensors header claims ",
-                                        headerLength, " bytes, above the "
+                                        headerLength,
+                                        " bytes, above the "
                                         "limit of ",
                                         kSafetensorsMaxHeaderBytes));
   if (headerLength > size - 8)
@@ -153,8 +154,8 @@ absl::Status parseSafetensors(const char *bytes, size_t size,
         return fileError(where, "must be an object of strings");
       for (auto &[key, text] : value.items()) {
         if (!text.is_string())
-          return fileError(where, absl::StrCat("the value of '", key,
-                                               "' is not a string"));
+          return fileError(
+              where, absl::StrCat("the value of '", key, "' is not a string"));
         metadata[key] = text.get<std::string>();
       }
       continue;
@@ -164,8 +165,8 @@ absl::Status parseSafetensors(const char *bytes, size_t size,
     SafetensorsEntry entry;
     entry.name = name;
     ranges.emplace_back();
-    if (absl::Status s = parseEntry(where, value, data, ranges.back(),
-                                    entry.tensor);
+    if (absl::Status s =
+            parseEntry(where, value, data, ranges.back(), entry.tensor);
         !s.ok())
       return s;
     entries.push_back(std::move(entry));

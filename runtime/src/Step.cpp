@@ -102,8 +102,7 @@ int64_t hwagent_tensor_elements(const hwagent_tensor_t *tensor) {
     return -1;
   int64_t n = 1;
   for (int32_t d = 0; d < tensor->rank; ++d)
-    if (tensor->shape[d] < 0 ||
-        __builtin_mul_overflow(n, tensor->shape[d], &n))
+    if (tensor->shape[d] < 0 || __builtin_mul_overflow(n, tensor->shape[d], &n))
       return -1;
   return n;
 }

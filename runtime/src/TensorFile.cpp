@@ -92,9 +92,9 @@ absl::StatusOr<Buffer> readFile(const std::string &path) {
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
-      return fileError(path, n < 0 ? absl::StrCat("cannot read: ",
-                                                  std::strerror(errno))
-                                   : "the file shrank while it was read");
+      return fileError(
+          path, n < 0 ? absl::StrCat("cannot read: ", std::strerror(errno))
+                      : "the file shrank while it was read");
     got += size_t(n);
   }
   return buffer;
@@ -129,8 +129,8 @@ std::string stemOf(const std::string &path) {
 /// Reads up to `size` bytes of member `index` into `out`; the bytes read,
 /// or -1. With `verify`, a member that ends there is read to its end, where
 /// libzip checks its CRC: corrupt data fails here, not silently.
-zip_int64_t readMember(zip_t *archive, int64_t index, char *out,
-                       uint64_t size, bool verify) {
+zip_int64_t readMember(zip_t *archive, int64_t index, char *out, uint64_t size,
+                       bool verify) {
   zip_file_t *member = zip_fopen_index(archive, zip_uint64_t(index), 0);
   if (!member)
     return -1;
@@ -193,9 +193,10 @@ struct hwagent_tensor_file {
     std::string message = zip_error_strerror(&ze);
     zip_error_fini(&ze);
     if (error == ZIP_ER_NOENT || error == ZIP_ER_OPEN)
-      return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", message));
-    return fileError(path,
-                     absl::StrCat("not a readable .npz (zip) archive: ", message));
+      return absl::NotFoundError(
+          absl::StrCat(path, ": cannot open: ", message));
+    return fileError(
+        path, absl::StrCat("not a readable .npz (zip) archive: ", message));
   }
 
   /// Member `i`'s header, checked against the sizes the archive claims.

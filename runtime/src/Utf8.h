@@ -22,7 +22,7 @@ inline bool isUtf8(absl::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     unsigned char c = text[i];
-    int more = c < 0x80                ? 0
+    int more = c < 0x80             ? 0
                : (c & 0xe0) == 0xc0 ? 1
                : (c & 0xf0) == 0xe0 ? 2
                : (c & 0xf8) == 0xf0 ? 3

@@ -27,8 +27,7 @@
 namespace {
 
 std::string scratch(const char *extension) {
-  return "/tmp/hwagent-tensorfile-fuzz-" + std::to_string(getpid()) +
-         extension;
+  return "/tmp/hwagent-tensorfile-fuzz-" + std::to_string(getpid()) + extension;
 }
 
 /// Opens `bytes` as a file of `extension` and reads every tensor through.

@@ -29,8 +29,8 @@
 namespace {
 
 std::string tempPath(const std::string &name) {
-  return ::testing::TempDir() + "/hwagent_archive_" +
-         std::to_string(getpid()) + "_" + name;
+  return ::testing::TempDir() + "/hwagent_archive_" + std::to_string(getpid()) +
+         "_" + name;
 }
 
 void writeBytes(const std::string &path, const std::string &bytes) {
@@ -145,9 +145,9 @@ TEST(HostileNpz, SizesAreBoundedBeforeAllocation) {
   uint32_t claimed = uint32_t(member.size()) + 400000000u;
   std::string bytes = readBytes(path);
   // The uncompressed size: byte 22 of the local header, 24 of the central.
-  for (auto [signature, offset] : {std::pair<const char *, size_t>{
-                                       "PK\x03\x04", 22},
-                                   {"PK\x01\x02", 24}}) {
+  for (auto [signature, offset] :
+       {std::pair<const char *, size_t>{"PK\x03\x04", 22},
+        {"PK\x01\x02", 24}}) {
     size_t at = bytes.find(signature);
     ASSERT_NE(at, std::string::npos);
     std::memcpy(&bytes[at + offset], &claimed, 4);

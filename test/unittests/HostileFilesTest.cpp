@@ -71,7 +71,8 @@ TEST(HostileNpy, HeaderEndingAfterAKeyIsRefused) {
   for (const char *dict : {"{'descr': '<f4', 'fortran_order': False, 'shape':",
                            "{'descr':", "{'descr': '<f4', 'fortran_order':",
                            "{'descr': '<f4', 'fortran_order': False, "
-                           "'shape': (2,", "", "{"}) {
+                           "'shape': (2,",
+                           "", "{"}) {
     writeBytes(path, npyRaw(dict, std::string(8, '\0')));
     std::string message = openError(path);
     EXPECT_NE(message.find("malformed .npy header"), std::string::npos)
@@ -103,8 +104,7 @@ TEST(HostileNpy, RefusesWhatNumPyRefuses) {
        "leading zeros"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (-6,)}",
        "non-negative integer"},
-      {"{'descr': '>f4', 'fortran_order': False, 'shape': (6,)}",
-       "big-endian"},
+      {"{'descr': '>f4', 'fortran_order': False, 'shape': (6,)}", "big-endian"},
       {"{'descr': '<f4', 'fortran_order': True, 'shape': (6,)}", "Fortran"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': "
        "(99999999999999999999,)}",
@@ -121,7 +121,8 @@ TEST(HostileNpy, RefusesWhatNumPyRefuses) {
   }
   // NumPy's header-size limit.
   writeBytes(path, npyRaw("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                          "(6,)}" + std::string(10001, ' '),
+                          "(6,)}" +
+                              std::string(10001, ' '),
                           data));
   EXPECT_NE(openError(path).find("limit of 10000"), std::string::npos);
   std::remove(path.c_str());
@@ -181,7 +182,7 @@ TEST(HostileNpy, FileTruncatedAfterOpeningStaysReadable) {
   ASSERT_EQ(hwagent_tensor_file_get(file, 0, &t), HWAGENT_OK);
   float *data = static_cast<float *>(t.data);
   EXPECT_EQ(data[4095], 1.5f); // a mapping would fault here (SIGBUS)
-  data[0] = 2; // views are writable memory the file owns
+  data[0] = 2;                 // views are writable memory the file owns
   hwagent_tensor_file_close(file);
   std::remove(path.c_str());
 }

@@ -102,8 +102,9 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
       EXPECT_EQ(a.weight_update[k], b.weight_update[k]) << i;
       EXPECT_EQ(a.fixed_joules[k], b.fixed_joules[k]) << i;
       // Every variant does work: per FLOP and per byte, and its launch.
-      if ((a.legal_mask >> k) & 1u)
+      if ((a.legal_mask >> k) & 1u) {
         EXPECT_GT(a.fixed_joules[k], 0) << i;
+      }
     }
   }
   for (uint32_t i = 0; i < jit.num_edges; ++i) {

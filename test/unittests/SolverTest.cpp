@@ -1,7 +1,7 @@
 //===- SolverTest.cpp - partition solver against brute force --------------===//
 
-#include "HwAgent/Core/Programs.h"
 #include "HwAgent/Core/Solver.h"
+#include "HwAgent/Core/Programs.h"
 #include "HwAgent/Core/Target.h"
 
 #include <gtest/gtest.h>

@@ -34,6 +34,17 @@ using namespace mlir;
 using namespace mlir::hwagent;
 using namespace mlir::hwagent::detail;
 
+std::string hwagent::defaultEntry(ModuleOp module, llvm::StringRef preferred) {
+  if (module.lookupSymbol(preferred))
+    return preferred.str();
+  SmallVector<func::FuncOp> candidates;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      candidates.push_back(fn);
+  return candidates.size() == 1 ? candidates.front().getName().str()
+                                : preferred.str();
+}
+
 void hwagent::registerRunnerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerBuiltinDialectTranslation(registry);

@@ -81,6 +81,12 @@ struct RunnerOptions {
 /// translations); call before creating the context.
 void registerRunnerDialects(DialectRegistry &registry);
 
+/// The function a run trains: `preferred` when the module has it, else the
+/// module's only public function with a body (a step another compiler
+/// exported: ByteIR's @main), else `preferred` (the runner then names
+/// what is missing).
+std::string defaultEntry(ModuleOp module, llvm::StringRef preferred);
+
 /// The host buffer of one argument of a compiled function.
 struct ArgBuffer {
   std::string name;

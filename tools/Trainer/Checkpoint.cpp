@@ -20,12 +20,11 @@ using namespace mlir::hwagent;
 namespace {
 /// Calls `write` (hwagent_safetensors_write or _check) with the parameters
 /// among `args` and `info` as metadata.
-hwagent_status_t
-withCheckpoint(const std::string &path, const std::vector<ArgBuffer> &args,
-               const CheckpointInfo &info,
-               hwagent_status_t (*write)(const char *, const hwagent_tensor_t *,
-                                         uint32_t, const char *const *,
-                                         uint32_t)) {
+hwagent_status_t withCheckpoint(
+    const std::string &path, const std::vector<ArgBuffer> &args,
+    const CheckpointInfo &info,
+    hwagent_status_t (*write)(const char *, const hwagent_tensor_t *, uint32_t,
+                              const char *const *, uint32_t)) {
   std::vector<hwagent_tensor_t> tensors;
   for (const ArgBuffer &arg : args) {
     if (arg.role != HWAGENT_ROLE_PARAMETER)
@@ -43,8 +42,8 @@ withCheckpoint(const std::string &path, const std::vector<ArgBuffer> &args,
   const char *metadata[] = {"format", "hwagent-checkpoint",
                             "step",   step.c_str(),
                             "entry",  info.entry.c_str()};
-  return write(path.c_str(), tensors.data(), uint32_t(tensors.size()),
-               metadata, 3);
+  return write(path.c_str(), tensors.data(), uint32_t(tensors.size()), metadata,
+               3);
 }
 } // namespace
 

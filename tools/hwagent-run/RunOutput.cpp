@@ -3,8 +3,11 @@
 #include "RunOutput.h"
 
 #include "HwAgent/ReportHtml/HtmlReport.h"
+#include "Trainer/Checkpoint.h"
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,6 +19,61 @@
 
 using namespace mlir;
 using namespace mlir::hwagent;
+
+bool PageFiles::create(const std::string &htmlPath, bool withLog,
+                       llvm::raw_ostream &errs) {
+  if (!checkWritable(htmlPath, errs))
+    return false;
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("hwagent-report", "json", path)) {
+    errs << "hwagent-run: cannot create a temporary file for the report\n";
+    return false;
+  }
+  report = std::string(path);
+  if (withLog) {
+    if (llvm::sys::fs::createTemporaryFile("hwagent-run", "jsonl", path)) {
+      errs << "hwagent-run: cannot create a temporary file for the log\n";
+      return false;
+    }
+    log = std::string(path);
+  }
+  return true;
+}
+
+PageFiles::~PageFiles() {
+  if (!report.empty())
+    llvm::sys::fs::remove(report);
+  if (!log.empty())
+    llvm::sys::fs::remove(log);
+}
+
+int mlir::hwagent::runWithoutSteps(const RunShow &show, Trainer &trainer) {
+  if (trainer.getEvalSamples() > 0) {
+    EvaluationRecord v;
+    if (!trainer.evaluateOnly(v, llvm::errs()))
+      return 1;
+    std::string of = !show.resumePath.empty() ? show.resumePath
+                     : !show.initPath.empty() ? show.initPath
+                                              : "the step's initial values";
+    llvm::outs() << llvm::formatv("hwagent-run: no steps to run; evaluated "
+                                  "{0}: validation loss {1:e4}",
+                                  of, v.loss);
+    if (!std::isnan(v.accuracy))
+      llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * v.accuracy);
+    llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", v.samples,
+                                  trainer.getRunner().getEvalEntry());
+    if (!trainer.getRunner().finish(llvm::errs()))
+      return 1;
+    return std::isfinite(v.loss) ? 0 : 1;
+  }
+  if (show.resumePath.empty())
+    llvm::outs() << "hwagent-run: nothing to run: --steps is 0\n";
+  else
+    llvm::outs() << llvm::formatv(
+        "hwagent-run: nothing to run: {0} is at step {1}, --steps is {2}\n",
+        show.resumePath, trainer.getFirstStep(), trainer.getTotalSteps());
+  return 0;
+}
 
 void mlir::hwagent::printHeader(const RunShow &show, Trainer &trainer) {
   TrainingRunner &runner = trainer.getRunner();

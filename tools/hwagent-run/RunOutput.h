@@ -21,9 +21,21 @@
 
 namespace mlir::hwagent {
 
+/// The temporary files the page needs when the run keeps none of its own:
+/// the partition's report, and the log unless --log keeps one. Removed
+/// when the run ends.
+struct PageFiles {
+  std::string report, log;
+  /// Checks that `htmlPath` can be written and creates the temporaries
+  /// (the log too when `withLog`); false with the error on `errs`.
+  bool create(const std::string &htmlPath, bool withLog,
+              llvm::raw_ostream &errs);
+  ~PageFiles();
+};
+
 /// The options the output depends on, as given.
 struct RunShow {
-  std::string inputFile, entry, target, dataPath, resumePath;
+  std::string inputFile, entry, target, dataPath, initPath, resumePath;
   bool shuffle = true, simulateCpu = false, adaptive = false;
   bool kernelStats = false, printParams = false;
   /// --no-updates: the arguments after the inputs are fixed, not updated.
@@ -77,6 +89,11 @@ private:
 };
 
 void printHeader(const RunShow &show, Trainer &trainer);
+
+/// A run with no step to take (--steps 0, or resumed at --steps): scores
+/// the parameters as given when there is held-out data, says there is
+/// nothing to run otherwise. The exit status.
+int runWithoutSteps(const RunShow &show, Trainer &trainer);
 /// After the run: losses, wall times and memory, energy, the kernels'
 /// throughput, where the wall time went, re-partitions and regret.
 void printSummary(const RunShow &show, Trainer &trainer);

@@ -299,20 +299,6 @@ extern "C" void requestStop(int signal) {
   stopRequested.store(true);
 }
 
-namespace {
-/// The temporary files the page needs when the run keeps none of its own:
-/// the partition's report, and the log unless --log keeps one.
-struct PageFiles {
-  std::string report, log;
-  ~PageFiles() {
-    if (!report.empty())
-      llvm::sys::fs::remove(report);
-    if (!log.empty())
-      llvm::sys::fs::remove(log);
-  }
-};
-} // namespace
-
 /// The runtime's and the partition's options, as given.
 static bool runnerOptions(RunnerOptions &options, PageFiles &page,
                           std::string &runLog) {
@@ -345,20 +331,10 @@ static bool runnerOptions(RunnerOptions &options, PageFiles &page,
   options.evalEntry = evalEntry;
   // The page needs the partition's report and the run's log: temporary
   // files unless the log was asked for.
-  if (!htmlPath.empty()) {
-    if (!checkWritable(htmlPath, llvm::errs()))
-      return false;
-    llvm::SmallString<128> path;
-    if (llvm::sys::fs::createTemporaryFile("hwagent-report", "json", path))
-      return fail("cannot create a temporary file for the report"), false;
-    page.report = std::string(path);
-    options.partitionReport = page.report;
-    if (logPath.empty()) {
-      if (llvm::sys::fs::createTemporaryFile("hwagent-run", "jsonl", path))
-        return fail("cannot create a temporary file for the log"), false;
-      page.log = std::string(path);
-    }
-  }
+  if (!htmlPath.empty() &&
+      !page.create(htmlPath, /*withLog=*/logPath.empty(), llvm::errs()))
+    return false;
+  options.partitionReport = page.report;
   runLog = logPath.empty() ? page.log : logPath;
   hwagent_options_t &rt = options.runtime;
   rt.seed = seed;
@@ -448,21 +424,21 @@ static bool checkNumbers() {
 /// silently), and --save none of the files the run reads or writes besides
 /// its own checkpoint (--resume and --init may be the file it continues).
 static bool checkOutputPaths() {
-  for (cl::opt<std::string> *option : {&savePath, &logPath, &tracePath,
-                                       &outputsPath, &profileOut, &htmlPath,
-                                       &csvPath})
+  for (cl::opt<std::string> *option :
+       {&savePath, &logPath, &tracePath, &outputsPath, &profileOut, &htmlPath,
+        &csvPath})
     if (option->getNumOccurrences() && option->getValue().empty())
       return fail("--" + option->ArgStr.str() + " needs a file name"), false;
   if (savePath.empty())
     return true;
   for (cl::opt<std::string> *other :
-       {&inputFile, &dataPath, &valDataPath, &logPath, &tracePath,
-        &outputsPath, &profileOut, &htmlPath, &csvPath, &scenarioPath}) {
+       {&inputFile, &dataPath, &valDataPath, &logPath, &tracePath, &outputsPath,
+        &profileOut, &htmlPath, &csvPath, &scenarioPath}) {
     const std::string &path = other->getValue();
     bool same = false;
-    if (!path.empty() && (path == savePath.getValue() ||
-                          (!llvm::sys::fs::equivalent(path, savePath, same) &&
-                           same)))
+    if (!path.empty() &&
+        (path == savePath.getValue() ||
+         (!llvm::sys::fs::equivalent(path, savePath, same) && same)))
       return fail("--save '" + savePath + "' is also " +
                   (other == &inputFile ? std::string("the step's file")
                                        : "--" + other->ArgStr.str()) +
@@ -472,44 +448,9 @@ static bool checkOutputPaths() {
   return true;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(runCategory);
-  mlir::hwagent::setVersionPrinter("hwagent-run");
-  cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
-  if (!checkNumbers() || !checkOutputPaths() ||
-      (!csvPath.empty() && !checkWritable(csvPath, llvm::errs())))
-    return 1;
-
-  DialectRegistry registry;
-  registerRunnerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.allowUnregisteredDialects(allowUnregistered);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
-  if (!module)
-    return fail("cannot parse '" + inputFile + "'");
-  // Without --entry, a module without @train_step runs its only public
-  // function (a step exported by another compiler: ByteIR's @main).
-  if (!entry.getNumOccurrences() && !module->lookupSymbol(entry)) {
-    SmallVector<func::FuncOp> candidates;
-    for (auto fn : module->getOps<func::FuncOp>())
-      if (fn.isPublic() && !fn.isExternal())
-        candidates.push_back(fn);
-    if (candidates.size() == 1)
-      entry = candidates.front().getName().str();
-  }
-
-  PageFiles page;
-  RunnerOptions runner;
-  std::string runLog;
-  if (!runnerOptions(runner, page, runLog))
-    return 1;
-  TrainerOptions training = trainerOptions();
-  std::unique_ptr<Trainer> trainer =
-      Trainer::create(std::move(module), runner, training, llvm::errs());
-  if (!trainer || !applyPins(trainer->getRunner().getSession()))
-    return 1;
+/// What the output depends on, as given.
+static RunShow runShow(const PageFiles &page, const std::string &runLog,
+                       const TrainerOptions &training) {
   RunShow show;
   show.inputFile = inputFile;
   show.entry = entry;
@@ -531,39 +472,48 @@ int main(int argc, char **argv) {
   show.logPath = runLog;
   show.temporaryLog = !page.log.empty();
   show.maxSteps = training.maxSteps;
+  show.initPath = initPath;
+  return show;
+}
 
-  // Resumed at or past --steps: nothing to run is said, not an exit 1
-  // without a word (issue 38).
-  if (trainer->getFirstStep() >= trainer->getTotalSteps()) {
-    // Held-out data and no steps: the parameters as given are scored
-    // (a checkpoint evaluated without training it).
-    if (trainer->getEvalSamples() > 0) {
-      EvaluationRecord v;
-      if (!trainer->evaluateOnly(v, llvm::errs()))
-        return 1;
-      std::string of = !resumePath.empty() ? std::string(resumePath)
-                       : !initPath.empty() ? std::string(initPath)
-                                           : "the step's initial values";
-      llvm::outs() << llvm::formatv(
-          "hwagent-run: no steps to run; evaluated {0}: validation loss "
-          "{1:e4}",
-          of, v.loss);
-      if (!std::isnan(v.accuracy))
-        llvm::outs() << llvm::formatv("  accuracy {0:f2}%", 100 * v.accuracy);
-      llvm::outs() << llvm::formatv("  ({0} samples, @{1})\n", v.samples,
-                                    trainer->getRunner().getEvalEntry());
-      if (!trainer->getRunner().finish(llvm::errs()))
-        return 1;
-      return std::isfinite(v.loss) ? 0 : 1;
-    }
-    if (resumePath.empty())
-      llvm::outs() << "hwagent-run: nothing to run: --steps is 0\n";
-    else
-      llvm::outs() << llvm::formatv(
-          "hwagent-run: nothing to run: {0} is at step {1}, --steps is {2}\n",
-          resumePath, trainer->getFirstStep(), trainer->getTotalSteps());
-    return 0;
-  }
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(runCategory);
+  mlir::hwagent::setVersionPrinter("hwagent-run");
+  cl::ParseCommandLineOptions(argc, argv, "hwagent JIT training runner\n");
+  if (!checkNumbers() || !checkOutputPaths() ||
+      (!csvPath.empty() && !checkWritable(csvPath, llvm::errs())))
+    return 1;
+
+  DialectRegistry registry;
+  registerRunnerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.allowUnregisteredDialects(allowUnregistered);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
+  if (!module)
+    return fail("cannot parse '" + inputFile + "'");
+  // Without --entry, a module without @train_step runs its only public
+  // function (ByteIR's @main).
+  if (!entry.getNumOccurrences())
+    entry = defaultEntry(*module, entry);
+
+  PageFiles page;
+  RunnerOptions runner;
+  std::string runLog;
+  if (!runnerOptions(runner, page, runLog))
+    return 1;
+  TrainerOptions training = trainerOptions();
+  std::unique_ptr<Trainer> trainer =
+      Trainer::create(std::move(module), runner, training, llvm::errs());
+  if (!trainer || !applyPins(trainer->getRunner().getSession()))
+    return 1;
+  RunShow show = runShow(page, runLog, training);
+
+  // Resumed at or past --steps, or --steps 0: say so, and score the
+  // parameters when there is held-out data.
+  if (trainer->getFirstStep() >= trainer->getTotalSteps())
+    return runWithoutSteps(show, *trainer);
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
   printHeader(show, *trainer);
