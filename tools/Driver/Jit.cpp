@@ -7,15 +7,88 @@
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 
 using namespace mlir;
+
+/// Erases the packed wrappers (`void _mlir_<name>(void **)`) ExecutionEngine
+/// writes for every function except the C interfaces (`_mlir_ciface_*`), the
+/// only ones it invokes. A wrapper unpacks every argument of its function in
+/// one basic block: for a step's outlined parts, thousands of memref fields,
+/// whose instruction scheduling grew quadratically with the block and was
+/// most of an imported model's start-up (docs/importer.md, "Start-up").
+static void eraseUnusedWrappers(llvm::Module &module) {
+  SmallVector<llvm::Function *> unused;
+  for (llvm::Function &wrapper : module) {
+    StringRef name = wrapper.getName();
+    if (wrapper.isDeclaration() || !name.consume_front("_mlir_") ||
+        name.starts_with("_mlir_ciface_") || !wrapper.use_empty() ||
+        wrapper.arg_size() != 1 || !wrapper.getReturnType()->isVoidTy())
+      continue;
+    llvm::Function *wrapped = module.getFunction(name);
+    if (wrapped && !wrapped->isDeclaration())
+      unused.push_back(&wrapper);
+  }
+  for (llvm::Function *wrapper : unused)
+    wrapper->eraseFromParent();
+}
+
+/// Whether `function` computes on floating-point data (scalar or vector):
+/// the loops that do a step's work do, the runtime checks and bookkeeping
+/// around the calls (ownership of buffers, pointer comparisons) do not.
+static bool touchesFloats(const llvm::Function &function) {
+  auto isFloat = [](llvm::Type *type) {
+    return type->getScalarType()->isFloatingPointTy();
+  };
+  for (const llvm::BasicBlock &block : function)
+    for (const llvm::Instruction &inst : block) {
+      if (isFloat(inst.getType()))
+        return true;
+      for (const llvm::Value *operand : inst.operands())
+        if (isFloat(operand->getType()))
+          return true;
+    }
+  return false;
+}
+
+/// Marks glue for fast code generation: a function whose longest block
+/// exceeds `kLongBlock` instructions (the entry points and outlined parts
+/// that unpack and pass hundreds of memref descriptors and free the step's
+/// buffers) and which has no loop or computes on no floating-point data runs
+/// for microseconds per step, while the instruction scheduler's dependence
+/// graph grows with the square of its blocks (seconds per function on an
+/// imported GPT or MobileNetV2). `optnone` makes instruction selection and
+/// register allocation take their fast paths and skips scheduling; the loops
+/// that do the work keep -O2 code.
+static void fastCodegenForGlue(llvm::Module &module) {
+  constexpr size_t kLongBlock = 400;
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() ||
+        function.hasFnAttribute(llvm::Attribute::OptimizeNone))
+      continue;
+    size_t longest = 0;
+    for (llvm::BasicBlock &block : function)
+      longest = std::max(longest, block.size());
+    if (longest <= kLongBlock)
+      continue;
+    SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
+        backEdges;
+    llvm::FindFunctionBackedges(function, backEdges);
+    if (!backEdges.empty() && touchesFloats(function))
+      continue;
+    function.removeFnAttr(llvm::Attribute::AlwaysInline);
+    function.addFnAttr(llvm::Attribute::NoInline);
+    function.addFnAttr(llvm::Attribute::OptimizeNone);
+  }
+}
 
 /// LLVM's -O1 module pipeline for `machine`, without loop interleaving.
 static void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
@@ -63,7 +136,9 @@ std::unique_ptr<ExecutionEngine> hwagent::createHostJit(ModuleOp module,
   llvm::TargetMachine *machine = targetMachine->get();
   std::function<llvm::Error(llvm::Module *)> optimize =
       [machine](llvm::Module *m) -> llvm::Error {
+    eraseUnusedWrappers(*m);
     optimizeModule(*m, machine);
+    fastCodegenForGlue(*m);
     // HWAGENT_JIT_DUMP=file writes the optimized LLVM IR the JIT compiles
     // (for llc / perf comparisons, docs/building.md).
     if (const char *path = std::getenv("HWAGENT_JIT_DUMP")) {
