@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -68,6 +69,14 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
       return nullptr;
     }
   }
+  t->totalSteps = options.steps >= 0 ? options.steps : 10;
+  if (options.epochs > 0 && options.steps < 0)
+    t->totalSteps = options.epochs * t->batchesPerEpoch;
+  // What the command asks for, before HWAGENT_MAX_STEPS caps it.
+  if (!t->checkSaveNotAhead(t->totalSteps, errs))
+    return nullptr;
+  if (options.maxSteps >= 0)
+    t->totalSteps = std::min(t->totalSteps, t->firstStep + options.maxSteps);
   if (!options.savePath.empty() &&
       (!checkWritable(options.savePath, errs) ||
        !checkCheckpoint(options.savePath, t->runner->getArgs(), t->checkpoint,
@@ -81,11 +90,6 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
   }
   if (!options.outputsPath.empty() && !checkWritable(options.outputsPath, errs))
     return nullptr;
-  t->totalSteps = options.steps >= 0 ? options.steps : 10;
-  if (options.epochs > 0 && options.steps < 0)
-    t->totalSteps = options.epochs * t->batchesPerEpoch;
-  if (options.maxSteps >= 0)
-    t->totalSteps = std::min(t->totalSteps, t->firstStep + options.maxSteps);
   // The buffers the dataset feeds and those the parameters came from are
   // the caller's; only the rest get seeded contents.
   size_t numArgs = t->runner->getArgs().size();
@@ -184,6 +188,29 @@ bool Trainer::loadParameters(llvm::raw_ostream &errs) {
   }
   checkpoint.entry = entry;
   return true;
+}
+
+bool Trainer::checkSaveNotAhead(int64_t lastStep, llvm::raw_ostream &errs) {
+  // Nothing is written by a run with no step to run (resumed at or past
+  // --steps), nor by one that continues the file itself.
+  bool same = false;
+  if (options.savePath.empty() || options.overwrite || firstStep >= lastStep ||
+      (!options.resumePath.empty() &&
+       (options.resumePath == options.savePath ||
+        (!llvm::sys::fs::equivalent(options.resumePath, options.savePath,
+                                    same) &&
+         same))))
+    return true;
+  std::optional<int64_t> existing = checkpointStep(options.savePath);
+  if (!existing || *existing <= lastStep)
+    return true;
+  return error(errs,
+               llvm::formatv("--save {0} holds a checkpoint at step {1}, ahead "
+                             "of the {2} steps this run ends at: it would be "
+                             "replaced by an earlier one; pass --resume {0} to "
+                             "continue it, another --save file, or --overwrite "
+                             "to replace it",
+                             options.savePath, *existing, lastStep));
 }
 
 bool Trainer::evaluateBatch(double &loss, double &correct,

@@ -44,6 +44,9 @@ struct TrainerOptions {
   /// end only); empty: none.
   std::string savePath;
   int64_t saveEvery = 0;
+  /// Replace a `savePath` checkpoint that is ahead of this run (a larger
+  /// step than it ends at) instead of refusing to start.
+  bool overwrite = false;
   /// The last step's loss and outputs (results that update no parameter)
   /// as safetensors (a step that returns gradients: --no-updates); empty:
   /// none.
@@ -184,6 +187,10 @@ private:
   bool bindData(llvm::raw_ostream &errs);
   /// Loads the initial parameters or the checkpoint to resume.
   bool loadParameters(llvm::raw_ostream &errs);
+  /// Refuses a --save file holding a checkpoint past `lastStep` (the run
+  /// would replace it by an earlier one) unless the run continues it or
+  /// options.overwrite says so.
+  bool checkSaveNotAhead(int64_t lastStep, llvm::raw_ostream &errs);
   /// Runs one step and accounts for it.
   bool step(int64_t step, TrainerObserver &observer, llvm::raw_ostream &errs);
   /// One pass of the evaluation function over the held-out rows.

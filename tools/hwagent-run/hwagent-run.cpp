@@ -92,6 +92,11 @@ static cl::opt<std::string> savePath(
     cl::desc("Checkpoint file (safetensors), written atomically at the end "
              "and every --save-every steps"),
     cl::init(""), cl::cat(runCategory));
+static cl::opt<bool> overwrite(
+    "overwrite",
+    cl::desc("Let --save replace a checkpoint that is ahead of this run (a "
+             "later step than it ends at; refused otherwise)"),
+    cl::init(false), cl::cat(runCategory));
 static cl::opt<int> saveEvery("save-every",
                               cl::desc("Checkpoint every N steps (0 = at the "
                                        "end only)"),
@@ -371,6 +376,7 @@ static TrainerOptions trainerOptions() {
   options.resumePath = resumePath;
   options.savePath = savePath;
   options.saveEvery = saveEvery;
+  options.overwrite = overwrite;
   options.outputsPath = outputsPath;
   options.learningRate = learningRate;
   options.batchSize = batchSize;
