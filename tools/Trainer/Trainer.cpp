@@ -308,6 +308,17 @@ bool Trainer::endEpoch(int64_t last, bool partial, TrainerObserver &observer,
   return true;
 }
 
+/// Seconds measured in the contraction kernels since their last reset.
+static double kernelSeconds() {
+  int64_t count = hwagent_kernels_stats(nullptr, 0);
+  std::vector<hwagent_kernel_stat_t> kernels(count);
+  hwagent_kernels_stats(kernels.data(), count);
+  double seconds = 0;
+  for (const hwagent_kernel_stat_t &k : kernels)
+    seconds += k.seconds;
+  return seconds;
+}
+
 bool Trainer::step(int64_t step, TrainerObserver &observer,
                    llvm::raw_ostream &errs) {
   StepRecord record;
@@ -319,7 +330,12 @@ bool Trainer::step(int64_t step, TrainerObserver &observer,
   hwagent_buffer_reset_peak();
   hwagent_buffer_stats_t before, after;
   hwagent_buffer_stats(&before);
+  hwagent_parallel_stats_t loopsBefore, loopsAfter;
+  hwagent_parallel_stats(&loopsBefore);
+  double kernelsBefore = kernelSeconds();
   record.loss = runner->step(errs);
+  double kernelsAfter = kernelSeconds();
+  hwagent_parallel_stats(&loopsAfter);
   hwagent_buffer_stats(&after);
   TrainingSummary &s = summary;
   s.peakStepBytes =
@@ -332,8 +348,15 @@ bool Trainer::step(int64_t step, TrainerObserver &observer,
     hwagent_kernels_reset_stats();
     hwagent_parallel_reset_stats();
   }
-  if (!first || totalSteps - firstStep == 1)
+  if (!first || totalSteps - firstStep == 1) {
     s.walls.push_back(record.stats.last_wall_seconds);
+    s.work.kernelSeconds += kernelsAfter - kernelsBefore;
+    s.work.loopSeconds += loopsAfter.seconds - loopsBefore.seconds;
+    s.work.loopCalls += loopsAfter.calls - loopsBefore.calls;
+    s.work.threadedLoopCalls +=
+        loopsAfter.threaded_calls - loopsBefore.threaded_calls;
+    s.work.loopThreads += loopsAfter.threads - loopsBefore.threads;
+  }
   s.joules += record.stats.last_step_joules;
   s.seconds += record.stats.last_step_seconds;
   s.counterJoules += record.stats.last_counter_joules;

@@ -131,6 +131,14 @@ struct TrainingSummary {
   /// Wall seconds per step (measured; from the second step when more than
   /// one ran: the first touches every buffer).
   std::vector<double> walls;
+  /// The same steps' measured time inside the contraction kernels and the
+  /// parallel loops, and the loops' calls (summed over those steps only:
+  /// evaluations and the first step call the same kernels, and counted
+  /// against the training steps' walls they made a split of over 100%).
+  struct {
+    double kernelSeconds = 0, loopSeconds = 0;
+    int64_t loopCalls = 0, threadedLoopCalls = 0, loopThreads = 0;
+  } work;
   /// The most bytes a step's buffers held at once.
   int64_t peakStepBytes = 0;
   /// The run's energy: modelled, and the package counter's where every

@@ -28,6 +28,9 @@ inline constexpr double kMaxJoules = 1e6;
 /// 2^31-1 was accepted and ran 1,650 threads per loop on 2 cores):
 /// hwagent-run's --cpu-threads and the runtime's cpu_threads.
 inline constexpr int kMaxCpuThreads = 1024;
+/// CPUs a kernel's CPU list (sysfs cpumask, "0-3,8") may name: glibc's
+/// CPU_SETSIZE is 1024, Linux's largest NR_CPUS 8192.
+inline constexpr int kMaxCpus = 8192;
 
 /// Finite and in [0, kMaxWatts] (kMaxJoules is the same number).
 bool physicalEnergy(double value);
