@@ -2,8 +2,11 @@
 
 #include "HwAgent/Core/Target.h"
 
+#include "HwAgent/Core/Limits.h"
+
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 using namespace hwcore;
 
@@ -81,6 +84,17 @@ struct Checker {
     if (!(std::isfinite(v) && v >= 0))
       fail(path, "must be non-negative");
   }
+  /// Watts or joules both the compiler and the runtime accept (Limits.h).
+  void energy(const std::string &path, double v) {
+    nonNegative(path, v);
+    if (v >= 0 && !physicalEnergy(v)) {
+      std::ostringstream os;
+      os << v;
+      fail(path, "must be in [0, 1e6] (watts or joules, the runtime's "
+                 "limit), got " +
+                     os.str());
+    }
+  }
   void unitInterval(const std::string &path, double v) {
     if (!(v > 0 && v <= 1))
       fail(path, "must be in (0, 1]");
@@ -145,7 +159,7 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
                                 {".energy_per_byte", b.energyPerByte},
                                 {".host_power", b.hostPower},
                                 {".launch_energy", b.launchEnergy}})
-      c.nonNegative(path + field, value);
+      c.energy(path + field, value);
     if (b.maxDim < 0)
       c.fail(path + ".max_dim", "must be non-negative");
     if (b.maxRank < 0)
@@ -156,7 +170,12 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
              "expected f16, bf16 or f32, got '" + b.computeType + "'");
   }
   checkLink(c, "default_link", target.defaultLink);
-  c.nonNegative("static_power", target.staticPower);
+  c.energy("static_power", target.staticPower);
+  // What the runtime derives from them (a backend's running power is its
+  // active power plus the host's feeding it) is held to the same range.
+  if (c.ok())
+    if (std::string error = checkPowerModel(powerModel(target)); !error.empty())
+      c.fail("power", error);
   for (size_t i = 0; i < target.links.size(); ++i) {
     const LinkDescription &l = target.links[i];
     std::string path = "links[" + std::to_string(i) + "]";

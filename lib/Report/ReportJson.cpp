@@ -2,8 +2,10 @@
 //
 // Schema hwagent.partition, version 4 (docs/partitioning.md): written from
 // the model, and read back into it for the pages of saved reports
-// (hwagent-report, hwagent-run --html). JSON has no infinity: an illegal
-// time is written as null and read back as infinity.
+// (hwagent-report, hwagent-run --html). JSON has no infinity and no NaN:
+// every non-finite number (an illegal time, joules or watts that overflowed)
+// is written as null and read back as infinity, so that a report is always
+// valid JSON (issue 38, item 15).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,8 +39,9 @@ const StrategyTotals *FunctionReport::totals(hwcore::Strategy strategy) const {
 // Writing
 //===----------------------------------------------------------------------===//
 
-/// JSON has no infinity: an illegal step time is written as null.
-static json::Value seconds(double value) {
+/// JSON has no infinity or NaN: a non-finite number is written as null
+/// (llvm::json would print a bare `inf`, which no JSON reader accepts).
+static json::Value number(double value) {
   if (!std::isfinite(value))
     return nullptr;
   return value;
@@ -51,17 +55,17 @@ static void writeProgram(json::OStream &json, const ProgramReport &program) {
       for (int64_t id : program.regions)
         json.value(id);
     });
-    json.attribute("seconds", seconds(program.seconds));
-    json.attribute("launch", program.launch);
-    json.attribute("compute", program.compute);
-    json.attribute("memory", program.memory);
-    json.attribute("weights", program.weights);
+    json.attribute("seconds", number(program.seconds));
+    json.attribute("launch", number(program.launch));
+    json.attribute("compute", number(program.compute));
+    json.attribute("memory", number(program.memory));
+    json.attribute("weights", number(program.weights));
     json.attribute("weight_update",
                    hwcore::weightUpdateName(program.weightUpdate));
     json.attribute("weight_bytes", program.weightBytes);
-    json.attribute("utilization", program.utilization);
-    json.attribute("joules", program.joules);
-    json.attribute("host_joules", program.hostJoules);
+    json.attribute("utilization", number(program.utilization));
+    json.attribute("joules", number(program.joules));
+    json.attribute("host_joules", number(program.hostJoules));
     json.attribute("binding", program.binding);
     json.attribute("description", program.description);
     // Version 4: the same program on every backend.
@@ -73,8 +77,8 @@ static void writeProgram(json::OStream &json, const ProgramReport &program) {
             json.attribute("reason", cost.text);
             return;
           }
-          json.attribute("seconds", seconds(cost.seconds));
-          json.attribute("joules", cost.joules);
+          json.attribute("seconds", number(cost.seconds));
+          json.attribute("joules", number(cost.joules));
           json.attribute("weight_update",
                          hwcore::weightUpdateName(cost.weightUpdate));
         });
@@ -93,7 +97,7 @@ static void writeRegion(json::OStream &json, const RegionReport &region) {
         json.attributeObject(hwcore::backendName(cost.backend), [&] {
           json.attribute("legal", cost.legal);
           if (cost.legal) {
-            json.attribute("seconds", seconds(cost.seconds));
+            json.attribute("seconds", number(cost.seconds));
             json.attribute("note", cost.text);
           } else {
             json.attribute("reason", cost.text);
@@ -130,28 +134,28 @@ static void writeFunction(json::OStream &json, const FunctionReport &f) {
     json.attribute("name", f.name);
     json.attributeObject("step_time", [&] {
       for (const StrategyTotals &t : f.strategies)
-        json.attribute(hwcore::strategyName(t.strategy), seconds(t.seconds));
+        json.attribute(hwcore::strategyName(t.strategy), number(t.seconds));
     });
     // Joules per step under every strategy and the chosen plan's split:
     // modelled from the target's power values, never measured.
     json.attributeObject("step_energy", [&] {
       for (const StrategyTotals &t : f.strategies)
-        json.attribute(hwcore::strategyName(t.strategy), seconds(t.joules));
+        json.attribute(hwcore::strategyName(t.strategy), number(t.joules));
     });
     json.attributeObject("energy", [&] {
-      json.attribute("programs", f.programJoules);
-      json.attribute("boundaries", f.boundaryJoules);
-      json.attribute("static", f.staticJoules);
-      json.attribute("idle", f.idleJoules);
-      json.attribute("average_power", f.averagePower());
+      json.attribute("programs", number(f.programJoules));
+      json.attribute("boundaries", number(f.boundaryJoules));
+      json.attribute("static", number(f.staticJoules));
+      json.attribute("idle", number(f.idleJoules));
+      json.attribute("average_power", number(f.averagePower()));
     });
-    json.attribute("program_time", seconds(f.programSeconds));
-    json.attribute("boundary_time", seconds(f.boundarySeconds));
+    json.attribute("program_time", number(f.programSeconds));
+    json.attribute("boundary_time", number(f.boundarySeconds));
     // The objective and its lower bound: seconds, joules or joule-seconds.
     json.attribute("objective", hwcore::objectiveName(f.objective));
-    json.attribute("power_cap", f.powerCap);
-    json.attribute("lower_bound", f.lowerBound);
-    json.attribute("gap_to_lower_bound", f.gapPercent / 100.0);
+    json.attribute("power_cap", number(f.powerCap));
+    json.attribute("lower_bound", number(f.lowerBound));
+    json.attribute("gap_to_lower_bound", number(f.gapPercent / 100.0));
     json.attribute("evaluations", f.evaluations);
     json.attributeArray("programs", [&] {
       for (const ProgramReport &program : f.programs)
@@ -168,7 +172,7 @@ static void writeFunction(json::OStream &json, const FunctionReport &f) {
           json.attribute("to", node(b.to));
           json.attribute("bytes", b.bytes);
           json.attribute("converted_bytes", b.convertedBytes);
-          json.attribute("seconds", seconds(b.seconds));
+          json.attribute("seconds", number(b.seconds));
         });
     });
   });
@@ -217,8 +221,11 @@ public:
     fail(key, "expected a number");
     return missing;
   }
+  /// A count or an id: null, a fraction or one past int64 reads as 0
+  /// (converting it would be undefined).
   int64_t integer(const json::Object &o, llvm::StringRef key) {
-    return int64_t(number(o, key));
+    double d = number(o, key);
+    return std::isfinite(d) && std::abs(d) < 9e18 ? int64_t(d) : 0;
   }
   std::string text(const json::Object &o, llvm::StringRef key) {
     if (std::optional<llvm::StringRef> v = o.getString(key))
@@ -367,7 +374,8 @@ public:
     f.powerCap = number(o, "power_cap");
     f.lowerBound = number(o, "lower_bound", kInf);
     f.gapPercent = 100 * number(o, "gap_to_lower_bound");
-    f.evaluations = unsigned(number(o, "evaluations"));
+    f.evaluations =
+        unsigned(std::clamp<int64_t>(integer(o, "evaluations"), 0, UINT32_MAX));
     auto each = [&](llvm::StringRef key, auto fn) {
       if (const json::Array *list = o.getArray(key))
         for (auto [i, v] : llvm::enumerate(*list))

@@ -2,6 +2,8 @@
 
 #include "EnergyCounter.h"
 
+#include "HwAgent/Core/Limits.h"
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -48,21 +50,25 @@ static std::vector<std::string> packageZones(const std::string &root) {
   return names;
 }
 
-/// The CPUs of a cpumask list ("0", "0,18", "0-1").
-static std::vector<int> cpuList(const std::string &text) {
-  std::vector<int> cpus;
+bool parseCpuList(const std::string &text, std::vector<int> &cpus) {
+  cpus.clear();
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     std::pair<std::string, std::string> range = absl::StrSplit(part, '-');
     int first = 0, last = 0;
     if (!absl::SimpleAtoi(range.first, &first))
-      return {};
+      return false;
     last = first;
     if (!range.second.empty() && !absl::SimpleAtoi(range.second, &last))
-      return {};
+      return false;
+    // A CPU past any kernel's count, or a range of more of them than that,
+    // is no machine's (a "0-2147483647" built an 8 GiB list).
+    if (first < 0 || last < first || last >= hwcore::kMaxCpus ||
+        int64_t(cpus.size()) + (last - first + 1) > hwcore::kMaxCpus)
+      return false;
     for (int cpu = first; cpu <= last; ++cpu)
       cpus.push_back(cpu);
   }
-  return cpus;
+  return true;
 }
 
 std::unique_ptr<EnergyCounter> EnergyCounter::open(const std::string &sysfs) {
@@ -97,8 +103,10 @@ std::unique_ptr<EnergyCounter> EnergyCounter::open(const std::string &sysfs) {
       !absl::SimpleHexAtoi(value, &config))
     return nullptr;
   std::vector<int> cpus = {0};
-  if (readLine(pmu + "/cpumask", mask))
-    cpus = cpuList(mask);
+  // A cpumask that names no CPU list hwagent believes leaves the host
+  // without a counter (its joules modelled), as an unreadable one would.
+  if (readLine(pmu + "/cpumask", mask) && !parseCpuList(mask, cpus))
+    return nullptr;
   for (int cpu : cpus) {
     perf_event_attr attr;
     std::memset(&attr, 0, sizeof(attr));
@@ -140,11 +148,18 @@ double EnergyCounter::joules() {
     uint64_t now = 0;
     if (!readUnsigned(zone.path, now))
       return -1;
-    // The counter wraps at its range.
-    uint64_t delta =
-        now >= zone.last ? now - zone.last : zone.range - zone.last + now;
+    // The counter wraps at its range; one that went back without a range
+    // to wrap at (or past it) has no reading to give: unavailable, not the
+    // 2^64 microjoules an unsigned difference would make of it.
+    uint64_t last = zone.last;
     zone.last = now;
-    total += double(delta) * 1e-6;
+    if (now >= last) {
+      total += double(now - last) * 1e-6;
+      continue;
+    }
+    if (zone.range == 0 || last > zone.range || now > zone.range)
+      return -1;
+    total += double(zone.range - last + now) * 1e-6;
   }
   return total;
 }

@@ -22,6 +22,11 @@
 
 namespace hwagent_rt {
 
+/// The CPUs of a sysfs CPU list ("0", "0,18", "0-1"); false for a list
+/// that is malformed or names more than hwcore::kMaxCpus CPUs or one past
+/// them.
+bool parseCpuList(const std::string &text, std::vector<int> &cpus);
+
 class EnergyCounter {
 public:
   /// The first readable counter under `sysfs` (the sysfs root: "/sys", or
@@ -32,7 +37,8 @@ public:
   EnergyCounter &operator=(const EnergyCounter &) = delete;
 
   /// Joules counted since the counter was opened; negative when a read
-  /// fails.
+  /// fails or a counter went back without a known range to wrap at (the
+  /// reading is unavailable; later ones count on from the new value).
   double joules();
   /// "powercap:intel-rapl:0" or "perf:power/energy-pkg/".
   const std::string &name() const { return source; }

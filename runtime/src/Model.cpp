@@ -2,6 +2,8 @@
 
 #include "Model.h"
 
+#include "HwAgent/Core/Limits.h"
+
 #include "absl/strings/str_cat.h"
 
 #include <cmath>
@@ -28,11 +30,6 @@ double Model::weightMoveCost(unsigned program, int a, int b) const {
 }
 
 static bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
-/// Watts and joules past a megawatt or a megajoule describe no chip; the
-/// bound keeps every product of them with seconds finite.
-static bool physicalEnergy(double v) {
-  return finiteNonNegative(v) && v <= 1e6;
-}
 
 /// Compile prices, compile limits and links per pair of backends.
 static absl::Status loadBackends(const hwagent_model_info_t *info, Model &m) {
@@ -84,11 +81,13 @@ static absl::Status checkPrograms(const Model &m) {
     for (int b = 0; b < kNumBackends; ++b)
       if (!finiteNonNegative(p.predicted[b]))
         return bad("predicted times must be finite and >= 0");
-    for (int b = 0; b < kNumBackends; ++b)
-      if (!physicalEnergy(p.fixed_joules[b]))
-        return bad(absl::StrCat("fixed joules on ", hwagent_backend_name(b),
-                                " must be in [0, 1e6], got ",
-                                p.fixed_joules[b]));
+    // The compiler checks the same (hwcore's Limits.h) while it lowers.
+    for (hwcore::BackendKind kind : hwcore::kAllBackends) {
+      std::string error =
+          hwcore::checkFixedJoules(kind, p.fixed_joules[hwcore::index(kind)]);
+      if (!error.empty())
+        return bad(error);
+    }
     if (p.weight_bytes < 0)
       return bad("weight bytes must be >= 0");
   }
@@ -113,16 +112,6 @@ static absl::Status checkPrograms(const Model &m) {
 static absl::Status loadPower(const hwagent_model_info_t *info, Model &m) {
   m.power = info->power;
   const hwagent_power_info_t &w = info->power;
-  for (int b = 0; b < kNumBackends; ++b)
-    if (!physicalEnergy(w.idle[b]) || !physicalEnergy(w.running[b]))
-      return absl::InvalidArgumentError(
-          absl::StrCat("power of backend ", hwagent_backend_name(b),
-                       ": idle and running watts must be in [0, 1e6]"));
-  if (!physicalEnergy(w.boundary) || !physicalEnergy(w.boundary_per_byte) ||
-      !physicalEnergy(w.static_power))
-    return absl::InvalidArgumentError(
-        "power: boundary, boundary_per_byte and static_power must be in "
-        "[0, 1e6]");
   // Every backend of the C API is priced: one the target lacks has 0 W.
   for (hwcore::BackendKind kind : hwcore::kAllBackends) {
     unsigned b = hwcore::index(kind);
@@ -134,16 +123,20 @@ static absl::Status loadPower(const hwagent_model_info_t *info, Model &m) {
   m.powerModel.boundaryPerByte = w.boundary_per_byte;
   m.powerModel.staticPower = w.static_power;
   m.powerModel.host = hwcore::BackendKind::cpu;
+  // The ranges the compiler checked the target's power values against
+  // (hwcore's Limits.h): a model info another compiler wrote is held to
+  // them here, in the same words.
+  if (std::string error = hwcore::checkPowerModel(m.powerModel); !error.empty())
+    return absl::InvalidArgumentError(error);
   if (info->objective < 0 || info->objective >= HWAGENT_NUM_OBJECTIVES)
     return absl::InvalidArgumentError(absl::StrCat("objective ",
                                                    info->objective,
                                                    " is not one of time (0), "
                                                    "energy (1), edp (2)"));
   m.objective = info->objective;
-  if (!physicalEnergy(info->power_cap))
-    return absl::InvalidArgumentError(
-        absl::StrCat("power_cap must be in [0, 1e6] watts (0: none), got ",
-                     info->power_cap));
+  if (std::string error = hwcore::checkPowerCap(info->power_cap);
+      !error.empty())
+    return absl::InvalidArgumentError(error);
   m.powerCap = info->power_cap;
   return absl::OkStatus();
 }

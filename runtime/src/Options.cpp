@@ -2,15 +2,15 @@
 
 #include "Session.h"
 
+#include "HwAgent/Core/Limits.h"
+
 #include "absl/strings/str_cat.h"
 
 #include <cmath>
 
 namespace hwagent_rt {
 
-/// More threads than this per loop only oversubscribes (issue 38: 2^31-1
-/// was accepted and ran 1,650 threads per loop on 2 cores).
-constexpr int32_t kMaxCpuThreads = 1024;
+using hwcore::kMaxCpuThreads;
 
 absl::Status validateOptions(const hwagent_options_t &o) {
   // Numeric options out of range are refused, not clamped.
@@ -37,10 +37,9 @@ absl::Status validateOptions(const hwagent_options_t &o) {
     return bad("fault_step", double(o.fault_step), "-1 (every step) or a step");
   if (o.objective < -1 || o.objective >= HWAGENT_NUM_OBJECTIVES)
     return bad("objective", o.objective, "-1 (the model's) or an objective");
-  if (!(std::isfinite(o.power_cap) &&
-        ((o.power_cap >= 0 && o.power_cap <= 1e6) || o.power_cap == -1)))
+  if (o.power_cap != -1 && !hwcore::physicalEnergy(o.power_cap))
     return bad("power_cap", o.power_cap,
-               "finite watts >= 0 (0: none) or -1 (the model's)");
+               "watts in [0, 1e6] (0: none) or -1 (the model's)");
   if (o.force_backend < -1 || o.force_backend >= kNumBackends)
     return bad("force_backend", o.force_backend, "-1 or a backend");
   return absl::OkStatus();

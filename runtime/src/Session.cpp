@@ -2,6 +2,8 @@
 
 #include "Session.h"
 
+#include "HwAgent/Core/Limits.h"
+
 #include "hwagent_rt/hwagent_kernels.h"
 
 #include <algorithm>
@@ -170,9 +172,8 @@ absl::Status Session::setObjective(int32_t newObjective, double newCap) {
     return absl::InvalidArgumentError(
         absl::StrCat("objective ", newObjective,
                      " is not one of time (0), energy (1), edp (2)"));
-  if (!std::isfinite(newCap) || newCap < 0 || newCap > 1e6)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "power cap must be watts in [0, 1e6] (0: none), got ", newCap));
+  if (std::string error = hwcore::checkPowerCap(newCap); !error.empty())
+    return absl::InvalidArgumentError(error);
   objective.store(newObjective);
   powerCap.store(newCap);
   return absl::OkStatus();

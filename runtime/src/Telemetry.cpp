@@ -2,6 +2,7 @@
 
 #include "Telemetry.h"
 
+#include "HwAgent/Core/Limits.h"
 #include "HwAgent/Core/Vocabulary.h"
 
 #include "absl/strings/numbers.h"
@@ -91,9 +92,8 @@ parseScenario(absl::string_view text) {
     } else if (f[2] == "power_cap" && f.size() == 4) {
       if (f[3] == "none")
         e.powerCap = 0;
-      else if (!absl::SimpleAtod(f[3], &e.powerCap) ||
-               !std::isfinite(e.powerCap) || !(e.powerCap > 0) ||
-               e.powerCap > 1e6)
+      else if (!absl::SimpleAtod(f[3], &e.powerCap) || !(e.powerCap > 0) ||
+               !hwcore::physicalEnergy(e.powerCap))
         return bad("power_cap must be watts in (0, 1e6] or 'none'");
     } else {
       return bad("expected '<backend> slowdown <factor>', 'thermal <state>', "

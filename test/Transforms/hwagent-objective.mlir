@@ -41,7 +41,7 @@
 // BADOBJ: hwagent-opt: --partition-backends: 'fast' is not a value of objective
 // BADOBJ-NEXT: choices: time, energy, edp
 // RUN: not hwagent-opt %s --partition-backends="power-cap=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCAP
-// BADCAP: error: hwagent-assign-backends: power-cap must be a finite non-negative number of watts (0 = no cap), got -1
+// BADCAP: error: hwagent-assign-backends: power cap must be watts in [0, 1e6] (0: none), got -1
 
 func.func @gemm(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   %zero = arith.constant 0.0 : f32

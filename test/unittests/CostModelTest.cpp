@@ -4,6 +4,7 @@
 #include "HwAgent/Config/ProfileDB.h"
 #include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/Config/Telemetry.h"
+#include "HwAgent/Core/Limits.h"
 
 #include <gtest/gtest.h>
 
@@ -406,6 +407,34 @@ TEST(Targets, ErrorsNameTheField) {
                            "bandwidth": 1, "launch": 0}], "static_power": -0.1, )" +
                  link + "}"),
       "static_power: must be non-negative");
+  // Issue 38, item 19: the runtime's limits (hwcore's Limits.h) hold in
+  // the compiler too, so that hwagent-opt refuses what a session would
+  // refuse only after compiling: a megawatt or more, and what the runtime
+  // derives from the values (running = active + host power).
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": 1, "launch": 0,
+                           "idle_power": 1.7976931348623157e308}], )" +
+                 link + "}"),
+      "backends[0].idle_power: must be in [0, 1e6] (watts or joules, the "
+      "runtime's limit), got 1.79769e+308");
+  EXPECT_EQ(
+      parseError(head +
+                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
+                           "bandwidth": 1, "launch": 0, "active_power": 8e5,
+                           "host_power": 8e5}], )" +
+                 link + "}"),
+      "power: " + hwcore::checkPowerModel([] {
+        hwcore::PowerModel p;
+        p.running[hwcore::index(hwcore::BackendKind::cpu)] = 1.6e6;
+        return p;
+      }()));
+  EXPECT_EQ(hwcore::checkPowerCap(2e6),
+            "power cap must be watts in [0, 1e6] (0: none), got 2e+06");
+  EXPECT_EQ(hwcore::checkPowerCap(1e6), "");
+  EXPECT_EQ(hwcore::checkFixedJoules(hwcore::BackendKind::ane, 2e6),
+            "fixed joules on ane must be in [0, 1e6], got 2e+06");
   EXPECT_EQ(
       parseError(head +
                  R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},

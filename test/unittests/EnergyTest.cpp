@@ -199,7 +199,9 @@ TEST(Energy, BadPowerValuesAreRefusedByName) {
             std::string::npos);
   EXPECT_NE(error(powered().objective(7)).find("objective 7"),
             std::string::npos);
-  EXPECT_NE(error(powered().objective(0, -2)).find("power_cap"),
+  // The compiler's words for the same cap (hwcore's Limits.h).
+  EXPECT_NE(error(powered().objective(0, -2))
+                .find("power cap must be watts in [0, 1e6] (0: none), got -2"),
             std::string::npos);
 
   hwagent_options_t options;
@@ -500,6 +502,54 @@ TEST_F(FakeSysfs, PowercapPackagesAreSummedAndWrapsHandled) {
   // A counter that stops being readable is a failed read, not zero.
   std::filesystem::remove(root + "/class/powercap/intel-rapl:1/energy_uj");
   EXPECT_LT(counter->joules(), 0);
+}
+
+TEST_F(FakeSysfs, ACounterThatGoesBackWithoutARangeIsUnavailable) {
+  // Issue 38, item 16: range 0 and a decrease printed 1.8e13 J "measured"
+  // (the unsigned difference); without a range to wrap at there is no
+  // reading, and the next one counts on from the new value.
+  write("class/powercap/intel-rapl:0/energy_uj", "3000000");
+  write("class/powercap/intel-rapl:0/max_energy_range_uj", "0");
+  std::unique_ptr<EnergyCounter> counter = EnergyCounter::open(root);
+  ASSERT_TRUE(counter);
+  EXPECT_EQ(counter->joules(), 0);
+  write("class/powercap/intel-rapl:0/energy_uj", "1000000");
+  EXPECT_LT(counter->joules(), 0);
+  write("class/powercap/intel-rapl:0/energy_uj", "1500000");
+  EXPECT_NEAR(counter->joules(), 0.5, 1e-9);
+  // A value past the range it claims cannot have wrapped at it either.
+  write("class/powercap/intel-rapl:0/max_energy_range_uj", "4000000");
+  std::unique_ptr<EnergyCounter> ranged = EnergyCounter::open(root);
+  ASSERT_TRUE(ranged);
+  write("class/powercap/intel-rapl:0/energy_uj", "9000000");
+  EXPECT_NEAR(ranged->joules(), 7.5, 1e-9);
+  write("class/powercap/intel-rapl:0/energy_uj", "1000");
+  EXPECT_LT(ranged->joules(), 0);
+}
+
+TEST(CpuList, RangesAreCappedAtAKernelsCpuCount) {
+  std::vector<int> cpus;
+  ASSERT_TRUE(parseCpuList("0,18", cpus));
+  EXPECT_EQ(cpus, (std::vector<int>{0, 18}));
+  ASSERT_TRUE(parseCpuList("0-3", cpus));
+  EXPECT_EQ(cpus.size(), 4u);
+  ASSERT_TRUE(parseCpuList("0-8191", cpus));
+  EXPECT_EQ(cpus.size(), 8192u);
+  // Issue 38, item 18: "0-2147483647" built an 8 GiB list.
+  EXPECT_FALSE(parseCpuList("0-2147483647", cpus));
+  EXPECT_FALSE(parseCpuList("8192", cpus));
+  EXPECT_FALSE(parseCpuList("0-8191,0-8191", cpus));
+  EXPECT_FALSE(parseCpuList("3-1", cpus));
+  EXPECT_FALSE(parseCpuList("-1", cpus));
+  EXPECT_FALSE(parseCpuList("x", cpus));
+}
+
+TEST_F(FakeSysfs, AHugeCpumaskOpensNoCounter) {
+  write("bus/event_source/devices/power/type", "4242");
+  write("bus/event_source/devices/power/events/energy-pkg", "event=0x02");
+  write("bus/event_source/devices/power/events/energy-pkg.scale", "2.3e-10");
+  write("bus/event_source/devices/power/cpumask", "0-2147483647");
+  EXPECT_FALSE(EnergyCounter::open(root));
 }
 
 TEST_F(FakeSysfs, NoCounterMeansModelledOnly) {

@@ -92,6 +92,36 @@ TEST(Report, JsonReadsBackIntoTheSameModel) {
       std::isinf(read->functions[0].totals(hwcore::Strategy::ane)->seconds));
 }
 
+TEST(Report, NonFiniteNumbersAreValidJsonAndReadBackInfinite) {
+  // Issue 38, item 15: an idle power of DBL_MAX made joules and watts
+  // infinite and the report a bare `inf`, which hwagent-report refused.
+  PartitionReport r = sample();
+  FunctionReport &f = r.functions[0];
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  f.idleJoules = inf;
+  f.joules = inf;
+  f.powerCap = inf;
+  f.gapPercent = std::nan("");
+  f.lowerBound = -inf;
+  f.programs[0].joules = inf;
+  f.programs[0].utilization = std::nan("");
+  f.programs[0].onBackends[1].joules = inf;
+  std::string written = json(r);
+  EXPECT_EQ(written.find("inf"), std::string::npos) << written;
+  EXPECT_EQ(written.find("nan"), std::string::npos) << written;
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(written);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  llvm::Expected<PartitionReport> read = readJson(*parsed);
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  const FunctionReport &back = read->functions[0];
+  EXPECT_TRUE(std::isinf(back.idleJoules));
+  EXPECT_TRUE(std::isinf(back.powerCap));
+  EXPECT_TRUE(std::isinf(back.programs[0].joules));
+  EXPECT_TRUE(std::isinf(back.programs[0].onBackends[1].joules));
+  // Written again, the same valid document.
+  EXPECT_EQ(json(*read), written);
+}
+
 TEST(Report, ReadingRefusesWordsOutsideTheVocabulary) {
   std::string written = json(sample());
   size_t at = written.find("\"backend\": \"ane\"");

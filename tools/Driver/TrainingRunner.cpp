@@ -7,6 +7,8 @@
 #include "Driver/InitAll.h"
 #include "Driver/Jit.h"
 #include "HwAgent/Analysis/StepSignature.h"
+#include "HwAgent/Core/Limits.h"
+#include "HwAgent/Core/Vocabulary.h"
 #include "HwAgent/IR/HwAgentOps.h"
 #include "HwAgent/Transforms/Passes.h"
 #include "hwagent_rt/hwagent_abi.h"
@@ -49,6 +51,28 @@ void hwagent::registerRunnerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+}
+
+bool hwagent::applyPins(hwagent_session_t *session,
+                        llvm::ArrayRef<std::string> pins,
+                        llvm::raw_ostream &errs) {
+  for (const std::string &pin : pins) {
+    auto [indexText, name] = llvm::StringRef(pin).split('=');
+    int64_t index;
+    std::optional<hwcore::BackendKind> kind = hwcore::parseBackendName(name);
+    if (indexText.getAsInteger(10, index) || !kind) {
+      errs << "hwagent-run: --pin expects <program>="
+           << hwcore::backendNames("|", "|") << ", got '" << pin << "'\n";
+      return false;
+    }
+    if (hwagent_session_pin(session, index, static_cast<int32_t>(*kind)) !=
+        HWAGENT_OK) {
+      errs << "hwagent-run: --pin " << pin << ": " << hwagent_error_message()
+           << "\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -135,6 +159,13 @@ static LogicalResult mapParameters(func::FuncOp fn,
 std::unique_ptr<TrainingRunner>
 TrainingRunner::prepare(OwningOpRef<ModuleOp> module,
                         const RunnerOptions &options, llvm::raw_ostream &errs) {
+  // The runtime's range (hwcore's Limits.h), before anything compiles: the
+  // session would refuse the cap only after the step was built.
+  if (std::string error = hwcore::checkPowerCap(options.powerCap);
+      !error.empty()) {
+    errs << "hwagent-run: --power-cap: " << error << "\n";
+    return nullptr;
+  }
   std::unique_ptr<TrainingRunner> r(new TrainingRunner());
   r->options = options;
   r->entry = options.entry;

@@ -87,6 +87,11 @@ void registerRunnerDialects(DialectRegistry &registry);
 /// what is missing).
 std::string defaultEntry(ModuleOp module, llvm::StringRef preferred);
 
+/// Pins programs as hwagent-run's `--pin <program>=<backend>` says, each
+/// in turn; false (with the message) at the first malformed or refused one.
+bool applyPins(hwagent_session_t *session, llvm::ArrayRef<std::string> pins,
+               llvm::raw_ostream &errs);
+
 /// The host buffer of one argument of a compiled function.
 struct ArgBuffer {
   std::string name;

@@ -7,6 +7,7 @@
 #include "hwagent_rt/hwagent_tensor_file.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -130,6 +131,23 @@ bool hwagent::loadParameters(const std::string &path,
   if (const char *entry = hwagent_tensor_file_metadata(file, "entry"))
     info.entry = entry;
   return true;
+}
+
+std::optional<int64_t> hwagent::checkpointStep(const std::string &path) {
+  if (!llvm::sys::fs::is_regular_file(path))
+    return std::nullopt;
+  hwagent_tensor_file_t *file = nullptr;
+  if (hwagent_tensor_file_open(path.c_str(), &file) != HWAGENT_OK)
+    return std::nullopt;
+  std::unique_ptr<hwagent_tensor_file_t, void (*)(hwagent_tensor_file_t *)>
+      closer(file, hwagent_tensor_file_close);
+  const char *format = hwagent_tensor_file_metadata(file, "format");
+  const char *step = hwagent_tensor_file_metadata(file, "step");
+  int64_t value = 0;
+  if (!format || llvm::StringRef(format) != "hwagent-checkpoint" || !step ||
+      !llvm::to_integer(step, value, 10) || value < 0)
+    return std::nullopt;
+  return value;
 }
 
 bool hwagent::checkWritable(const std::string &path, llvm::raw_ostream &errs) {

@@ -11,6 +11,7 @@
 
 #include "Driver/TrainingRunner.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ bool checkCheckpoint(const std::string &path,
 /// for means another model's file. `info` gets the metadata when present.
 bool loadParameters(const std::string &path, std::vector<ArgBuffer> &args,
                     CheckpointInfo &info, llvm::raw_ostream &errs);
+/// The step an existing hwagent checkpoint at `path` records; none when
+/// there is no file or it is not one (unreadable, not safetensors, no
+/// hwagent-checkpoint metadata).
+std::optional<int64_t> checkpointStep(const std::string &path);
 /// Checks that `path` can be written (before the first step).
 bool checkWritable(const std::string &path, llvm::raw_ostream &errs);
 

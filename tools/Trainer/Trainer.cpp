@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -68,6 +69,14 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
       return nullptr;
     }
   }
+  t->totalSteps = options.steps >= 0 ? options.steps : 10;
+  if (options.epochs > 0 && options.steps < 0)
+    t->totalSteps = options.epochs * t->batchesPerEpoch;
+  // What the command asks for, before HWAGENT_MAX_STEPS caps it.
+  if (!t->checkSaveNotAhead(t->totalSteps, errs))
+    return nullptr;
+  if (options.maxSteps >= 0)
+    t->totalSteps = std::min(t->totalSteps, t->firstStep + options.maxSteps);
   if (!options.savePath.empty() &&
       (!checkWritable(options.savePath, errs) ||
        !checkCheckpoint(options.savePath, t->runner->getArgs(), t->checkpoint,
@@ -81,11 +90,6 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
   }
   if (!options.outputsPath.empty() && !checkWritable(options.outputsPath, errs))
     return nullptr;
-  t->totalSteps = options.steps >= 0 ? options.steps : 10;
-  if (options.epochs > 0 && options.steps < 0)
-    t->totalSteps = options.epochs * t->batchesPerEpoch;
-  if (options.maxSteps >= 0)
-    t->totalSteps = std::min(t->totalSteps, t->firstStep + options.maxSteps);
   // The buffers the dataset feeds and those the parameters came from are
   // the caller's; only the rest get seeded contents.
   size_t numArgs = t->runner->getArgs().size();
@@ -186,6 +190,29 @@ bool Trainer::loadParameters(llvm::raw_ostream &errs) {
   return true;
 }
 
+bool Trainer::checkSaveNotAhead(int64_t lastStep, llvm::raw_ostream &errs) {
+  // Nothing is written by a run with no step to run (resumed at or past
+  // --steps), nor by one that continues the file itself.
+  bool same = false;
+  if (options.savePath.empty() || options.overwrite || firstStep >= lastStep ||
+      (!options.resumePath.empty() &&
+       (options.resumePath == options.savePath ||
+        (!llvm::sys::fs::equivalent(options.resumePath, options.savePath,
+                                    same) &&
+         same))))
+    return true;
+  std::optional<int64_t> existing = checkpointStep(options.savePath);
+  if (!existing || *existing <= lastStep)
+    return true;
+  return error(errs,
+               llvm::formatv("--save {0} holds a checkpoint at step {1}, ahead "
+                             "of the {2} steps this run ends at: it would be "
+                             "replaced by an earlier one; pass --resume {0} to "
+                             "continue it, another --save file, or --overwrite "
+                             "to replace it",
+                             options.savePath, *existing, lastStep));
+}
+
 bool Trainer::evaluateBatch(double &loss, double &correct,
                             llvm::raw_ostream &errs) {
   std::vector<std::pair<std::string, double>> results;
@@ -281,6 +308,17 @@ bool Trainer::endEpoch(int64_t last, bool partial, TrainerObserver &observer,
   return true;
 }
 
+/// Seconds measured in the contraction kernels since their last reset.
+static double kernelSeconds() {
+  int64_t count = hwagent_kernels_stats(nullptr, 0);
+  std::vector<hwagent_kernel_stat_t> kernels(count);
+  hwagent_kernels_stats(kernels.data(), count);
+  double seconds = 0;
+  for (const hwagent_kernel_stat_t &k : kernels)
+    seconds += k.seconds;
+  return seconds;
+}
+
 bool Trainer::step(int64_t step, TrainerObserver &observer,
                    llvm::raw_ostream &errs) {
   StepRecord record;
@@ -292,7 +330,12 @@ bool Trainer::step(int64_t step, TrainerObserver &observer,
   hwagent_buffer_reset_peak();
   hwagent_buffer_stats_t before, after;
   hwagent_buffer_stats(&before);
+  hwagent_parallel_stats_t loopsBefore, loopsAfter;
+  hwagent_parallel_stats(&loopsBefore);
+  double kernelsBefore = kernelSeconds();
   record.loss = runner->step(errs);
+  double kernelsAfter = kernelSeconds();
+  hwagent_parallel_stats(&loopsAfter);
   hwagent_buffer_stats(&after);
   TrainingSummary &s = summary;
   s.peakStepBytes =
@@ -305,8 +348,15 @@ bool Trainer::step(int64_t step, TrainerObserver &observer,
     hwagent_kernels_reset_stats();
     hwagent_parallel_reset_stats();
   }
-  if (!first || totalSteps - firstStep == 1)
+  if (!first || totalSteps - firstStep == 1) {
     s.walls.push_back(record.stats.last_wall_seconds);
+    s.work.kernelSeconds += kernelsAfter - kernelsBefore;
+    s.work.loopSeconds += loopsAfter.seconds - loopsBefore.seconds;
+    s.work.loopCalls += loopsAfter.calls - loopsBefore.calls;
+    s.work.threadedLoopCalls +=
+        loopsAfter.threaded_calls - loopsBefore.threaded_calls;
+    s.work.loopThreads += loopsAfter.threads - loopsBefore.threads;
+  }
   s.joules += record.stats.last_step_joules;
   s.seconds += record.stats.last_step_seconds;
   s.counterJoules += record.stats.last_counter_joules;

@@ -44,6 +44,9 @@ struct TrainerOptions {
   /// end only); empty: none.
   std::string savePath;
   int64_t saveEvery = 0;
+  /// Replace a `savePath` checkpoint that is ahead of this run (a larger
+  /// step than it ends at) instead of refusing to start.
+  bool overwrite = false;
   /// The last step's loss and outputs (results that update no parameter)
   /// as safetensors (a step that returns gradients: --no-updates); empty:
   /// none.
@@ -128,6 +131,14 @@ struct TrainingSummary {
   /// Wall seconds per step (measured; from the second step when more than
   /// one ran: the first touches every buffer).
   std::vector<double> walls;
+  /// The same steps' measured time inside the contraction kernels and the
+  /// parallel loops, and the loops' calls (summed over those steps only:
+  /// evaluations and the first step call the same kernels, and counted
+  /// against the training steps' walls they made a split of over 100%).
+  struct {
+    double kernelSeconds = 0, loopSeconds = 0;
+    int64_t loopCalls = 0, threadedLoopCalls = 0, loopThreads = 0;
+  } work;
   /// The most bytes a step's buffers held at once.
   int64_t peakStepBytes = 0;
   /// The run's energy: modelled, and the package counter's where every
@@ -184,6 +195,10 @@ private:
   bool bindData(llvm::raw_ostream &errs);
   /// Loads the initial parameters or the checkpoint to resume.
   bool loadParameters(llvm::raw_ostream &errs);
+  /// Refuses a --save file holding a checkpoint past `lastStep` (the run
+  /// would replace it by an earlier one) unless the run continues it or
+  /// options.overwrite says so.
+  bool checkSaveNotAhead(int64_t lastStep, llvm::raw_ostream &errs);
   /// Runs one step and accounts for it.
   bool step(int64_t step, TrainerObserver &observer, llvm::raw_ostream &errs);
   /// One pass of the evaluation function over the held-out rows.

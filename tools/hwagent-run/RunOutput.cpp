@@ -371,31 +371,26 @@ static void printKernels(bool perCallSite) {
 
 /// Where the measured steps' wall time went: the contraction kernels, the
 /// loops on the runtime's threads, and the rest (loops left inline, copies,
-/// the runtime's own work).
-static void printStepSplit(const std::vector<double> &walls) {
+/// the runtime's own work). Every figure is over the same steps (the
+/// trainer sums the kernels' and loops' time of the steps it times only).
+static void printStepSplit(const TrainingSummary &s) {
   double wall = 0;
-  for (double w : walls)
+  for (double w : s.walls)
     wall += w;
-  hwagent_parallel_stats_t loops;
-  hwagent_parallel_stats(&loops);
-  int64_t count = hwagent_kernels_stats(nullptr, 0);
-  if (wall <= 0 || loops.calls + count == 0)
+  const auto &work = s.work;
+  if (wall <= 0 || work.loopCalls + (work.kernelSeconds > 0) == 0)
     return;
-  std::vector<hwagent_kernel_stat_t> kernels(count);
-  hwagent_kernels_stats(kernels.data(), count);
-  double kernelSeconds = 0;
-  for (const hwagent_kernel_stat_t &k : kernels)
-    kernelSeconds += k.seconds;
   auto share = [&](double seconds) { return 100.0 * seconds / wall; };
   llvm::outs() << llvm::formatv(
       "hwagent-run: step wall time (measured, cpu, {0} steps): contraction "
       "kernels {1:f1}%, parallel loops {2:f1}% ({3:f1} calls per step, {4} "
       "on more than one thread, {5:f2} threads on average), the rest "
       "{6:f1}%\n",
-      walls.size(), share(kernelSeconds), share(loops.seconds),
-      double(loops.calls) / walls.size(), loops.threaded_calls,
-      loops.calls ? double(loops.threads) / loops.calls : 0.0,
-      std::max(0.0, 100.0 - share(kernelSeconds) - share(loops.seconds)));
+      s.walls.size(), share(work.kernelSeconds), share(work.loopSeconds),
+      double(work.loopCalls) / s.walls.size(), work.threadedLoopCalls,
+      work.loopCalls ? double(work.loopThreads) / work.loopCalls : 0.0,
+      std::max(0.0,
+               100.0 - share(work.kernelSeconds) - share(work.loopSeconds)));
 }
 
 /// Per change of the scenario's conditions: what a better placement was
@@ -482,7 +477,7 @@ void mlir::hwagent::printSummary(const RunShow &show, Trainer &trainer) {
   if (s.ran > 0)
     printEnergy(s, session);
   printKernels(show.kernelStats);
-  printStepSplit(s.walls);
+  printStepSplit(s);
   if (show.adaptive || show.simulateCpu)
     printAdaptive(show, s, session);
   if (show.printParams)

@@ -18,6 +18,7 @@
 #include "Driver/Version.h"
 #include "RunOutput.h"
 
+#include "HwAgent/Core/Limits.h"
 #include "HwAgent/Core/Vocabulary.h"
 #include "Trainer/Trainer.h"
 
@@ -91,6 +92,11 @@ static cl::opt<std::string> savePath(
     cl::desc("Checkpoint file (safetensors), written atomically at the end "
              "and every --save-every steps"),
     cl::init(""), cl::cat(runCategory));
+static cl::opt<bool> overwrite(
+    "overwrite",
+    cl::desc("Let --save replace a checkpoint that is ahead of this run (a "
+             "later step than it ends at; refused otherwise)"),
+    cl::init(false), cl::cat(runCategory));
 static cl::opt<int> saveEvery("save-every",
                               cl::desc("Checkpoint every N steps (0 = at the "
                                        "end only)"),
@@ -370,6 +376,7 @@ static TrainerOptions trainerOptions() {
   options.resumePath = resumePath;
   options.savePath = savePath;
   options.saveEvery = saveEvery;
+  options.overwrite = overwrite;
   options.outputsPath = outputsPath;
   options.learningRate = learningRate;
   options.batchSize = batchSize;
@@ -382,24 +389,6 @@ static TrainerOptions trainerOptions() {
   return options;
 }
 
-/// --pin P=X for each given.
-static bool applyPins(hwagent_session_t *session) {
-  for (const std::string &pin : pins) {
-    auto [indexText, name] = llvm::StringRef(pin).split('=');
-    int64_t index;
-    std::optional<hwcore::BackendKind> kind = hwcore::parseBackendName(name);
-    if (indexText.getAsInteger(10, index) || !kind)
-      return fail("--pin expects <program>=" + hwcore::backendNames("|", "|") +
-                  ", got '" + pin + "'"),
-             false;
-    if (hwagent_session_pin(session, index, static_cast<int32_t>(*kind)) !=
-        HWAGENT_OK)
-      return fail(llvm::Twine("--pin ") + pin + ": " + hwagent_error_message()),
-             false;
-  }
-  return true;
-}
-
 /// Numbers out of range are refused before anything runs, not ignored.
 static bool checkNumbers() {
   if (steps < 0)
@@ -408,8 +397,10 @@ static bool checkNumbers() {
     return fail("--epochs must be >= 0"), false;
   if (classes < 0)
     return fail("--classes must be >= 0 (0 = infer)"), false;
-  if (cpuThreads < 0 || cpuThreads > 1024)
-    return fail("--cpu-threads must be in [0, 1024]"), false;
+  if (cpuThreads < 0 || cpuThreads > hwcore::kMaxCpuThreads)
+    return fail("--cpu-threads must be in [0, " +
+                llvm::Twine(hwcore::kMaxCpuThreads) + "]"),
+           false;
   if (faultProgram < -1 || faultStep < -1)
     return fail("--fault-program and --fault-step must be >= -1"), false;
   if (learningRate.getNumOccurrences() &&
@@ -506,7 +497,9 @@ int main(int argc, char **argv) {
   TrainerOptions training = trainerOptions();
   std::unique_ptr<Trainer> trainer =
       Trainer::create(std::move(module), runner, training, llvm::errs());
-  if (!trainer || !applyPins(trainer->getRunner().getSession()))
+  if (!trainer || !applyPins(trainer->getRunner().getSession(),
+                             std::vector<std::string>(pins.begin(), pins.end()),
+                             llvm::errs()))
     return 1;
   RunShow show = runShow(page, runLog, training);
 

@@ -7,6 +7,7 @@
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/Core/Energy.h"
+#include "HwAgent/Core/Limits.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 
 #include <map>
@@ -122,10 +123,12 @@ collectPrograms(FunctionOpInterface function) {
 /// Per legal backend, the joules of an execution of the program that do
 /// not grow with its time (hwcore::workJoules of each region's FLOPs and
 /// traffic, the launch energy); the traffic is the weights-as-inputs one
-/// where the program takes its weights so on that backend.
-static void fixedJoules(ArrayRef<RegionOp> regions,
-                        const cm::TargetDescription &target,
-                        hwagent_program_info_t &program) {
+/// where the program takes its weights so on that backend. Joules out of
+/// the range the runtime accepts (hwcore's Limits.h) are refused here, in
+/// its words, rather than by the session after the step compiled.
+static LogicalResult fixedJoules(ArrayRef<RegionOp> regions,
+                                 const cm::TargetDescription &target,
+                                 hwagent_program_info_t &program) {
   for (const cm::BackendDescription &backend : target.backends) {
     unsigned b = cm::index(backend.kind);
     if (!(program.legal_mask & (1u << b)))
@@ -144,7 +147,14 @@ static void fixedJoules(ArrayRef<RegionOp> regions,
       joules += cm::workJoules(backend, double(cost.flops), memory);
     }
     program.fixed_joules[b] = joules;
+    std::string error = cm::checkFixedJoules(backend.kind, joules);
+    if (!error.empty())
+      return RegionOp(regions.front()).emitOpError()
+             << "is in a program whose " << error
+             << " (the target's energy_per_flop, energy_per_byte or "
+                "launch_energy is out of scale)";
   }
+  return success();
 }
 
 /// The target's power model (hwcore::powerModel, the one the partitioner
@@ -269,7 +279,8 @@ addPrograms(ModuleOp module, const cm::TargetDescription &target,
       if (failed(describeProgram(regions, collected->attrs.lookup(id), table,
                                  program)))
         return failure();
-      fixedJoules(regions, target, program);
+      if (failed(fixedJoules(regions, target, program)))
+        return failure();
       table.programs.push_back(program);
       RegionOp first = regions.front();
       table.groups.push_back(

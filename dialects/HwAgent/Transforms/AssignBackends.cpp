@@ -13,6 +13,7 @@
 
 #include "HwAgent/Analysis/Partitioner.h"
 #include "HwAgent/Analysis/ReportModel.h"
+#include "HwAgent/Core/Limits.h"
 #include "HwAgent/IR/HwAgentOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -37,11 +38,10 @@ struct AssignBackendsPass
     ModuleOp module = getOperation();
     auto *dialect = getContext().getLoadedDialect<HwAgentDialect>();
     TargetAttr target = dialect->getTargetAttrHelper().getAttr(module);
-    if (!std::isfinite(static_cast<double>(powerCap)) || powerCap < 0) {
-      mlir::emitError(module.getLoc())
-          << "hwagent-assign-backends: power-cap must be a finite "
-             "non-negative number of watts (0 = no cap), got "
-          << static_cast<double>(powerCap);
+    // The runtime's range, in its words (hwcore's Limits.h): a cap
+    // hwagent-opt accepts is one a session accepts.
+    if (std::string error = cm::checkPowerCap(powerCap); !error.empty()) {
+      mlir::emitError(module.getLoc()) << "hwagent-assign-backends: " << error;
       return signalPassFailure();
     }
     std::vector<SolvedPartition> solved;
