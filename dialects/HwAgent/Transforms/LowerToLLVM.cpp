@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -48,6 +49,12 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
 
 void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
+  // Deallocation is MLIR's buffer-deallocation-pipeline without
+  // buffer-deallocation-simplification: its alias queries grow faster than
+  // the function (70 of 87 s of an imported MobileNetV2's lowering); the
+  // runtime ownership checks it would have folded are integer code that the
+  // JIT compiles on its fast path (Driver/Jit.cpp) and cost no measurable
+  // step time (docs/importer.md, "Start-up").
   std::string pipeline =
       "hwagent-lower-library-calls, "
       "func.func(convert-elementwise-to-linalg, tosa-to-linalg-named, "
@@ -58,7 +65,9 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map "
       "allow-return-allocs-from-loops}, "
-      "buffer-deallocation-pipeline, "
+      "expand-realloc{emit-deallocs=false}, canonicalize, "
+      "ownership-based-buffer-deallocation, canonicalize, "
+      "bufferization-lower-deallocations, cse, canonicalize, "
       "convert-bufferization-to-memref, " +
       getBufferLoweringPipeline(options.kernelMinFlops,
                                 options.parallelMinWork);
@@ -101,6 +110,11 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerTosaToTensorPass();
   bufferization::registerOneShotBufferizePass();
   bufferization::registerBufferizationPipelines();
+  memref::registerExpandReallocPass();
+  bufferization::registerOwnershipBasedBufferDeallocationPass();
+  bufferization::registerLowerDeallocationsPass();
+  registerCanonicalizerPass();
+  registerCSEPass();
   PassPipelineRegistration<LowerToLLVMOptions>(
       "hwagent-lower-to-llvm",
       "Bufferize and lower hwagent-free tensor code to the LLVM dialect "
