@@ -5,9 +5,9 @@
 #include "hwagent_rt/hwagent_abi.h"
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "llvm/Analysis/CFG.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/Analysis/CFG.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
