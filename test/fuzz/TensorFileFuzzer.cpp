@@ -87,8 +87,11 @@ void fuzzWrite(FuzzedDataProvider &in) {
   // The writer reads at most sizeof(data) bytes of each tensor.
   bool small = true;
   for (const hwagent_tensor_t &t : tensors) {
-    int64_t n = hwagent_tensor_elements(&t) * hwagent_dtype_size(t.dtype);
-    small &= n >= 0 && n <= int64_t(sizeof(data));
+    int64_t n = 0;
+    small &=
+        !__builtin_mul_overflow(hwagent_tensor_elements(&t),
+                                int64_t(hwagent_dtype_size(t.dtype)), &n) &&
+        n >= 0 && n <= int64_t(sizeof(data));
   }
   if (checked != HWAGENT_OK || !small)
     return;
