@@ -367,6 +367,14 @@ TEST(Targets, ErrorsNameTheField) {
   const std::string head =
       R"({"schema": "hwagent.target", "version": 2, "name": "t", )";
   const std::string link = R"("default_link": {"bandwidth": 1e9, "sync": 0})";
+  // A one-CPU target with `fields` added to its backend and `rest` to the
+  // top level.
+  auto cpuError = [&](const std::string &fields, const std::string &rest = "") {
+    return parseError(
+        head +
+        R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9}, "bandwidth": 1, "launch": 0)" +
+        fields + "}], " + rest + link + "}");
+  };
   EXPECT_EQ(parseError("{"), parseError("{")); // stable
   EXPECT_EQ(parseError("[1]"), "(top level): expected object");
   EXPECT_EQ(parseError(R"({"schema": "x", "version": 2})"),
@@ -388,59 +396,32 @@ TEST(Targets, ErrorsNameTheField) {
                  link + "}"),
       "backends[0].bandwidth: must be positive");
   // Power values: negative or infinite ones name their field.
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                           "bandwidth": 1, "launch": 0, "active_power": -2}], )" +
-                 link + "}"),
-      "backends[0].active_power: must be non-negative");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                           "bandwidth": 1, "launch": 0,
-                           "energy_per_flop": 1e999}], )" +
-                 link + "}"),
-      "backends[0].energy_per_flop: must be non-negative");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                           "bandwidth": 1, "launch": 0}], "static_power": -0.1, )" +
-                 link + "}"),
-      "static_power: must be non-negative");
+  EXPECT_EQ(cpuError(R"(, "active_power": -2)"),
+            "backends[0].active_power: must be non-negative");
+  EXPECT_EQ(cpuError(R"(, "energy_per_flop": 1e999)"),
+            "backends[0].energy_per_flop: must be non-negative");
+  EXPECT_EQ(cpuError("", R"("static_power": -0.1, )"),
+            "static_power: must be non-negative");
   // Issue 38, item 19: the runtime's limits (hwcore's Limits.h) hold in
   // the compiler too, so that hwagent-opt refuses what a session would
   // refuse only after compiling: a megawatt or more, and what the runtime
   // derives from the values (running = active + host power).
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                           "bandwidth": 1, "launch": 0,
-                           "idle_power": 1.7976931348623157e308}], )" +
-                 link + "}"),
-      "backends[0].idle_power: must be in [0, 1e6] (watts or joules, the "
-      "runtime's limit), got 1.79769e+308");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                           "bandwidth": 1, "launch": 0, "active_power": 8e5,
-                           "host_power": 8e5}], )" +
-                 link + "}"),
-      "power: " + hwcore::checkPowerModel([] {
-        hwcore::PowerModel p;
-        p.running[hwcore::index(hwcore::BackendKind::cpu)] = 1.6e6;
-        return p;
-      }()));
+  EXPECT_EQ(cpuError(R"(, "idle_power": 1.7976931348623157e308)"),
+            "backends[0].idle_power: must be in [0, 1e6] (watts or joules, the "
+            "runtime's limit), got 1.79769e+308");
+  EXPECT_EQ(cpuError(R"(, "active_power": 8e5, "host_power": 8e5)"),
+            "power: " + hwcore::checkPowerModel([] {
+              hwcore::PowerModel p;
+              p.running[hwcore::index(hwcore::BackendKind::cpu)] = 1.6e6;
+              return p;
+            }()));
   EXPECT_EQ(hwcore::checkPowerCap(2e6),
             "power cap must be watts in [0, 1e6] (0: none), got 2e+06");
   EXPECT_EQ(hwcore::checkPowerCap(1e6), "");
   EXPECT_EQ(hwcore::checkFixedJoules(hwcore::BackendKind::ane, 2e6),
             "fixed joules on ane must be in [0, 1e6], got 2e+06");
-  EXPECT_EQ(
-      parseError(head +
-                 R"("backends": [{"backend": "cpu", "peak_flops": {"f32": 1e9},
-                           "bandwidth": 1, "launch": 0, "row_alignment": -64}], )" +
-                 link + "}"),
-      "backends[0].row_alignment: must be non-negative");
+  EXPECT_EQ(cpuError(R"(, "row_alignment": -64)"),
+            "backends[0].row_alignment: must be non-negative");
   EXPECT_EQ(
       parseError(
           head +
