@@ -14,9 +14,14 @@
 
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "HwAgent/Core/Convolution.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace hwagent_rt::kernels {
@@ -129,13 +134,20 @@ private:
   size_t capacity = 0;
 };
 
+class ConvolutionKernel;
+
 /// One way to run the contraction as SGEMMs: which operand is on the left,
-/// and the loops in each role.
+/// and the loops in each role; for a convolution, its form and the oneDNN
+/// kernels made for it (ConvolutionKernel.h), one per thread count (oneDNN
+/// sizes a primitive's work split by the threads at its creation), null
+/// where oneDNN refused and the SGEMMs run it.
 struct Plan {
   int left = kA, right = kB;
   Group batch, m, n, k;
   bool directC = false;
   int64_t ldc = 0;
+  std::optional<hwcore::ConvolutionForm> convolution;
+  std::map<int, std::shared_ptr<ConvolutionKernel>> convolutionKernels;
 };
 
 /// Plans the contraction with `left` as SGEMM's A. Loops of C and one

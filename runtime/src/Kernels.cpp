@@ -17,6 +17,7 @@
 
 #include "hwagent_rt/hwagent_kernels.h"
 
+#include "ConvolutionKernel.h"
 #include "Errors.h"
 #include "KernelPlan.h"
 #include "Parallel.h"
@@ -64,7 +65,8 @@ Stats &stats() {
 void contract(const hwagent_memref_i64_1d_t *specRef,
               const hwagent_unranked_memref_t *a,
               const hwagent_unranked_memref_t *b,
-              const hwagent_unranked_memref_t *c, double &flops);
+              const hwagent_unranked_memref_t *c, double &flops,
+              const char *&kernel);
 
 } // namespace
 
@@ -73,7 +75,8 @@ extern "C" void _mlir_ciface_hwagent_contract_f32(
     const hwagent_unranked_memref_t *b, const hwagent_unranked_memref_t *c) {
   auto start = std::chrono::steady_clock::now();
   double flops = 0;
-  contract(specRef, a, b, c, flops);
+  const char *kernel = "SGEMM";
+  contract(specRef, a, b, c, flops, kernel);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -87,6 +90,7 @@ extern "C" void _mlir_ciface_hwagent_contract_f32(
   stat.calls += 1;
   stat.flops += flops;
   stat.seconds += seconds;
+  stat.kernel = kernel;
 }
 
 extern "C" int64_t hwagent_kernels_stats(hwagent_kernel_stat_t *out,
@@ -118,9 +122,8 @@ namespace {
 /// module's, reused by another one). Either operand may be SGEMM's left one
 /// (C += A B is C^T += B^T A^T): the orientation where C is a matrix view
 /// with the largest GEMMs.
-const Plan &cachedPlan(const int64_t *spec, int64_t specSize,
-                       const Operand *ops, const int64_t *extents,
-                       int64_t loops) {
+Plan &cachedPlan(const int64_t *spec, int64_t specSize, const Operand *ops,
+                 const int64_t *extents, int64_t loops) {
   thread_local std::map<SpecKey, Plan> plans;
   SpecKey key(spec, spec + specSize);
   for (int o = 0; o < 3; ++o)
@@ -132,6 +135,7 @@ const Plan &cachedPlan(const int64_t *spec, int64_t specSize,
     if (swapped.directC &&
         (!p.directC || swapped.m.size * swapped.n.size > p.m.size * p.n.size))
       p = std::move(swapped);
+    p.convolution = hwcore::recognizeConvolution(spec, specSize);
     entry->second = std::move(p);
   }
   return entry->second;
@@ -191,7 +195,8 @@ void runBatch(const Plan &p, const Operand *ops, int64_t bt, int64_t blockK,
 void contract(const hwagent_memref_i64_1d_t *specRef,
               const hwagent_unranked_memref_t *a,
               const hwagent_unranked_memref_t *b,
-              const hwagent_unranked_memref_t *c, double &flops) {
+              const hwagent_unranked_memref_t *c, double &flops,
+              const char *&kernel) {
   if (!specRef || specRef->stride != 1 || specRef->size < 2)
     corrupt("no spec");
   const int64_t *spec = specRef->aligned + specRef->offset;
@@ -213,7 +218,7 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
   Operand ops[3] = {readOperand(a, spec, specSize, cursor, loops),
                     readOperand(b, spec, specSize, cursor, loops),
                     readOperand(c, spec, specSize, cursor, loops)};
-  const Plan &p = cachedPlan(spec, specSize, ops, extents, loops);
+  Plan &p = cachedPlan(spec, specSize, ops, extents, loops);
   const int64_t M = p.m.size, N = p.n.size, K = p.k.size;
 
   // Threads for this call: each should get a few MFLOP of work, or waking
@@ -225,6 +230,16 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
   if (threads != current) {
     omp_set_num_threads(threads);
     current = threads;
+  }
+  if (p.convolution && convolutionPrimitivesEnabled()) {
+    auto [entry, inserted] = p.convolutionKernels.try_emplace(threads);
+    if (inserted)
+      entry->second = makeConvolution(*p.convolution, ops, extents, threads);
+    if (ConvolutionKernel *conv = entry->second.get()) {
+      conv->run(ops);
+      kernel = conv->name();
+      return;
+    }
   }
 
   // Block K and M so that packed operands stay within the budget.

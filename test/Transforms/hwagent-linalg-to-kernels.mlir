@@ -53,16 +53,16 @@ func.func @conv_grad_filter(%dy: memref<4x16x8x8xf32>, %x: memref<4x8x10x10xf32>
 
 // -----
 
-// Not a multiply-accumulate (a max-reduction), a depthwise convolution (no N
-// dimension: a matrix-vector product per channel) and f16 operands stay as
+// Not a multiply-accumulate (a max-reduction), a matrix-vector product (N =
+// 1: no GEMM worth a call, and no convolution) and f16 operands stay as
 // loops.
 // CHECK-LABEL: func.func @stays
 // CHECK-NOT: hwagent_contract_f32
 // CHECK: linalg.generic
-// CHECK: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: linalg.matvec
 // CHECK: linalg.matmul
 func.func @stays(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>,
-                 %x: memref<8x32x34x34xf32>, %w: memref<32x3x3xf32>, %y: memref<8x32x32x32xf32>,
+                 %v: memref<64xf32>, %r: memref<64xf32>,
                  %h: memref<64x64xf16>, %hc: memref<64x64xf16>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                    affine_map<(d0, d1, d2) -> (d2, d1)>,
@@ -74,17 +74,20 @@ func.func @stays(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64x
     %s = arith.maximumf %acc, %m : f32
     linalg.yield %s : f32
   }
-  linalg.depthwise_conv_2d_nchw_chw ins(%x, %w : memref<8x32x34x34xf32>, memref<32x3x3xf32>) outs(%y : memref<8x32x32x32xf32>)
+  linalg.matvec ins(%a, %v : memref<64x64xf32>, memref<64xf32>) outs(%r : memref<64xf32>)
   linalg.matmul ins(%h, %h : memref<64x64xf16>, memref<64x64xf16>) outs(%hc : memref<64x64xf16>)
   return
 }
 
 // -----
 
-// Tensors (before bufferization) are left alone.
-// CHECK-LABEL: func.func @tensors
-// CHECK: linalg.matmul
-func.func @tensors(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %r : tensor<64x64xf32>
+// A depthwise convolution is a matrix-vector product per channel as a GEMM
+// (N = 1, K = 9), but the kernel runs convolutions as oneDNN's convolution
+// primitive (HwAgent/Core/Convolution.h): it is sent, with its spec.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: call @hwagent_contract_f32
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise(%x: memref<8x32x34x34xf32>, %w: memref<32x3x3xf32>, %y: memref<8x32x32x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw ins(%x, %w : memref<8x32x34x34xf32>, memref<32x3x3xf32>) outs(%y : memref<8x32x32x32xf32>)
+  return
 }

@@ -362,10 +362,11 @@ static void printKernels(bool perCallSite) {
       loops += (l ? "x" : "") + std::to_string(k.spec[2 + l]);
     llvm::outs() << llvm::formatv(
         "  contraction over loops {0}: {1} calls, {2:f4} GFLOP per call, "
-        "{3:f3} ms per call, {4:f1} GFLOP/s\n",
+        "{3:f3} ms per call, {4:f1} GFLOP/s ({5})\n",
         loops, k.calls, k.flops / std::max<int64_t>(k.calls, 1) / 1e9,
         k.seconds / std::max<int64_t>(k.calls, 1) * 1e3,
-        k.seconds > 0 ? k.flops / k.seconds / 1e9 : 0.0);
+        k.seconds > 0 ? k.flops / k.seconds / 1e9 : 0.0,
+        k.kernel ? k.kernel : "SGEMM");
   }
 }
 

@@ -5,14 +5,17 @@
 // affine sums of the loops) becomes one call of the runtime's
 // hwagent_contract_f32 with a constant spec of its loops and index
 // expressions (layout in hwagent_kernels.h). The kernel packs the operands
-// and multiplies them with oneDNN; this is IREE's "ukernel" split: the
-// compiler decides what is a contraction, a tuned library does the inner
-// product (docs/cpu-backend.md).
+// and multiplies them with oneDNN's SGEMM, or runs a convolution
+// (hwcore::recognizeConvolution) as oneDNN's convolution primitive, so a
+// convolution too thin for GEMMs (depthwise) is sent as well. This is
+// IREE's "ukernel" split: the compiler decides what is a contraction, a
+// tuned library does the inner product (docs/cpu-backend.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Transforms/Passes.h"
 
+#include "HwAgent/Core/Convolution.h"
 #include "hwagent_rt/hwagent_kernels.h"
 
 #include "mlir/IR/AffineExpr.h"
@@ -146,8 +149,15 @@ std::optional<SmallVector<int64_t>> specOf(linalg::LinalgOp op,
   uint64_t flops = llvm::SaturatingMultiply(points, uint64_t{2});
   auto lo = static_cast<uint64_t>(std::max<int64_t>(minDim, 0));
   uint64_t limit = std::numeric_limits<int32_t>::max();
-  if (flops < static_cast<uint64_t>(std::max<int64_t>(minFlops, 0)) || m < lo ||
-      n < lo || k < lo || std::max({m, n, k}) > limit)
+  if (flops < static_cast<uint64_t>(std::max<int64_t>(minFlops, 0)) ||
+      std::max({m, n, k}) > limit)
+    return std::nullopt;
+  // A thin GEMM (a depthwise convolution is N = 1, K = 9) loses to the
+  // loops, but the kernel runs a convolution as oneDNN's convolution
+  // primitive, not as GEMMs.
+  if ((m < lo || n < lo || k < lo) &&
+      !hwcore::recognizeConvolution(spec.data(),
+                                    static_cast<int64_t>(spec.size())))
     return std::nullopt;
   return spec;
 }

@@ -237,17 +237,20 @@ def LinalgToKernels : Pass<"hwagent-linalg-to-kernels", "::mlir::ModuleOp"> {
     and dilations, and the linalg.generic convolution gradients a training
     step writes) becomes a call of `hwagent_contract_f32` (hwagent_kernels.h)
     with a constant spec of its loops and maps, when it does at least
-    `min-flops` floating-point operations and is not degenerate (each of M,
-    N and K at least `min-dim`). The kernel views or packs the operands as
-    matrices and multiplies them with oneDNN (docs/cpu-backend.md); the
-    rest lowers to loops.
+    `min-flops` floating-point operations and is either no degenerate GEMM
+    (each of M, N and K at least `min-dim`) or a convolution the kernel runs
+    as oneDNN's convolution primitive (depthwise ones included;
+    HwAgent/Core/Convolution.h). The kernel runs convolutions with oneDNN's
+    convolution primitives and views or packs other contractions as
+    matrices for oneDNN's SGEMM (docs/cpu-backend.md); the rest lowers to
+    loops.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t",
            "::mlir::hwagent::kDefaultKernelMinFlops",
            "Smallest contraction (2 x loop points) sent to the kernel">,
     Option<"minDim", "min-dim", "int64_t", "4",
-           "Smallest M, N and K sent to the kernel">,
+           "Smallest M, N and K of a GEMM (not a convolution) sent to the kernel">,
   ];
   let statistics = [
     Statistic<"numKernelCalls", "kernel-calls",

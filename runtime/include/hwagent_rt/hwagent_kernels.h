@@ -98,6 +98,10 @@ typedef struct {
   /** 2 x loop points per call, summed. */
   double flops;
   double seconds;
+  /** What ran it last: "SGEMM" (packed operands and oneDNN's SGEMM) or
+   *  "oneDNN convolution (forward)" / "(weight gradient)" (a static
+   *  string). */
+  const char *kernel;
 } hwagent_kernel_stat_t;
 
 /** Copies up to `capacity` entries, largest FLOP count first; returns how

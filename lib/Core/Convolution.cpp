@@ -1,0 +1,167 @@
+//===- Convolution.cpp - convolutions recognized in contraction specs -----===//
+
+#include "HwAgent/Core/Convolution.h"
+
+#include <utility>
+#include <vector>
+
+using namespace hwcore;
+
+namespace {
+
+constexpr int64_t kMaxLoops = 16;
+constexpr int64_t kSpecVersion = 1; // HWAGENT_CONTRACT_SPEC_VERSION
+
+struct Dimension {
+  int64_t constant = 0;
+  std::vector<std::pair<int64_t, int64_t>> terms;
+};
+
+/// The spec's operands as dimensions, or nothing when it is malformed.
+std::optional<std::vector<Dimension>>
+readOperand(const int64_t *spec, int64_t size, int64_t &cursor, int64_t loops) {
+  auto next = [&](int64_t &value) {
+    if (cursor >= size)
+      return false;
+    value = spec[cursor++];
+    return true;
+  };
+  int64_t rank = 0;
+  if (!next(rank) || rank < 0 || rank > kMaxLoops)
+    return std::nullopt;
+  std::vector<Dimension> dims(rank);
+  for (Dimension &dim : dims) {
+    int64_t count = 0;
+    if (!next(dim.constant) || !next(count) || count < 0 || count > loops)
+      return std::nullopt;
+    for (int64_t t = 0; t < count; ++t) {
+      int64_t loop = 0, coefficient = 0;
+      if (!next(loop) || !next(coefficient) || loop < 0 || loop >= loops)
+        return std::nullopt;
+      if (coefficient != 0)
+        dim.terms.push_back({loop, coefficient});
+    }
+  }
+  return dims;
+}
+
+/// Operand bit masks of the loop roles: X (windowed input), Y (the other
+/// input), C (the output).
+constexpr unsigned kX = 1, kY = 2, kC = 4;
+
+} // namespace
+
+std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
+                                                            int64_t size) {
+  if (!spec || size < 2 || spec[0] != kSpecVersion || spec[1] < 1 ||
+      spec[1] > kMaxLoops || size < 2 + spec[1])
+    return std::nullopt;
+  const int64_t loops = spec[1];
+  const int64_t *extents = spec + 2;
+  int64_t cursor = 2 + loops;
+  std::vector<Dimension> operands[3];
+  for (auto &operand : operands) {
+    auto dims = readOperand(spec, size, cursor, loops);
+    if (!dims)
+      return std::nullopt;
+    operand = std::move(*dims);
+  }
+  if (cursor != size)
+    return std::nullopt;
+
+  ConvolutionForm form;
+  // The windowed input: the one input with two-term dimensions.
+  int windowed = -1;
+  for (int o = 0; o < 3; ++o)
+    for (const Dimension &dim : operands[o])
+      if (dim.terms.size() > 1) {
+        if (o == 2 || (windowed != -1 && windowed != o))
+          return std::nullopt;
+        windowed = o;
+      }
+  if (windowed == -1)
+    return std::nullopt;
+  form.window = windowed;
+  form.other = 1 - windowed;
+  const int role[3] = {form.window, form.other, 2};
+  const unsigned bit[3] = {kX, kY, kC};
+
+  // Every dimension one loop with coefficient 1 (or a unit constant 0),
+  // windows s*o + d*k; no loop twice in one operand.
+  std::vector<unsigned> uses(loops, 0);
+  std::vector<std::pair<int64_t, int64_t>> windows[2]; // (loop, coefficient)
+  for (int r = 0; r < 3; ++r) {
+    std::vector<bool> seen(loops, false);
+    for (const Dimension &dim : operands[role[r]]) {
+      if (dim.constant != 0 || dim.terms.size() > 2)
+        return std::nullopt;
+      for (auto [loop, coefficient] : dim.terms) {
+        if (seen[loop] || coefficient < 1 ||
+            (dim.terms.size() == 1 && coefficient != 1))
+          return std::nullopt;
+        seen[loop] = true;
+        uses[loop] |= bit[r];
+      }
+      if (dim.terms.size() == 2) {
+        if (form.spatial == ConvolutionForm::kMaxSpatial)
+          return std::nullopt;
+        windows[0].push_back(dim.terms[0]);
+        windows[1].push_back(dim.terms[1]);
+        ++form.spatial;
+      }
+    }
+  }
+
+  // In each window one loop moves X and C, the other X and Y; the kernel
+  // loop is the shorter one (the forward form when it moves Y).
+  std::vector<bool> assigned(loops, false);
+  for (int w = 0; w < form.spatial; ++w) {
+    auto p = windows[0][w], q = windows[1][w];
+    if (uses[p.first] == (kX | kY))
+      std::swap(p, q);
+    if (uses[p.first] != (kX | kC) || uses[q.first] != (kX | kY))
+      return std::nullopt;
+    // p moves C, q moves Y.
+    bool forward = extents[q.first] <= extents[p.first];
+    ConvolutionForm::Kind kind = forward
+                                     ? ConvolutionForm::Kind::Forward
+                                     : ConvolutionForm::Kind::WeightGradient;
+    if (w > 0 && kind != form.kind)
+      return std::nullopt;
+    form.kind = kind;
+    auto out = forward ? p : q, kernel = forward ? q : p;
+    form.out[w] = static_cast<int>(out.first);
+    form.kernel[w] = static_cast<int>(kernel.first);
+    form.stride[w] = out.second;
+    form.dilation[w] = kernel.second;
+    assigned[out.first] = assigned[kernel.first] = true;
+  }
+
+  // The other loops by the operands they move.
+  bool forward = form.kind == ConvolutionForm::Kind::Forward;
+  for (int64_t l = 0; l < loops; ++l) {
+    if (assigned[l] || extents[l] == 1)
+      continue; // A unit loop moves nothing.
+    int *slot = nullptr;
+    switch (uses[l]) {
+    case kX | kC:
+      slot = forward ? &form.batch : &form.inChannel;
+      break;
+    case kX | kY:
+      slot = forward ? &form.inChannel : &form.batch;
+      break;
+    case kY | kC:
+      slot = &form.outChannel;
+      break;
+    case kX | kY | kC:
+      slot = &form.group;
+      break;
+    default:
+      return std::nullopt;
+    }
+    if (*slot != -1)
+      return std::nullopt;
+    *slot = static_cast<int>(l);
+  }
+  return form;
+}

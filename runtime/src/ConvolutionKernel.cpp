@@ -1,0 +1,336 @@
+//===- ConvolutionKernel.cpp - convolutions as oneDNN primitives ----------===//
+//
+// The roles come from hwcore::recognizeConvolution, the sizes from the
+// loops' extents, the strides from the operands (Operand::weight: elements
+// per step of each loop). Each operand is described to oneDNN as it lies in
+// the step's memory; the primitive is created with format `any` so that
+// oneDNN picks its blocked layout and fastest implementation (jit direct
+// kernels, depthwise ones for groups of one channel), and reorders convert
+// between the two. A depthwise convolution is a grouped one with one input
+// and one output channel per group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvolutionKernel.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+using namespace hwagent_rt::kernels;
+using dnnl::memory;
+using hwcore::ConvolutionForm;
+using Dims = memory::dims;
+
+namespace {
+
+dnnl::engine &engine() {
+  static dnnl::engine *e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *e; // Never destroyed: kernels may run at exit.
+}
+
+dnnl::stream &stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+/// Scratch for the reordered operands, per thread and role, shared by every
+/// convolution the thread runs (they run one at a time).
+struct Staging {
+  ScratchBuffer buffer[3];
+};
+thread_local Staging staging;
+
+int64_t extentOf(const int64_t *extents, int loop) {
+  return loop < 0 ? 1 : extents[loop];
+}
+
+/// Strides of one operand's logical dimensions; `ok` turns false when a
+/// dimension of more than one element has no positive stride.
+struct StrideReader {
+  const Operand &op;
+  const int64_t *extents;
+  bool ok = true;
+
+  int64_t of(int loop, int64_t divisor = 1) {
+    if (loop < 0 || extents[loop] == 1)
+      return 1; // A unit dimension: any stride describes it.
+    int64_t w = op.weight[loop];
+    if (w <= 0 || w % divisor != 0)
+      ok = false;
+    return w / divisor;
+  }
+
+  /// A (group, channel) pair merged into oneDNN's one channel dimension:
+  /// the group's stride must be the channels' stride times their count.
+  int64_t merged(int group, int channel) {
+    int64_t groups = extentOf(extents, group),
+            channels = extentOf(extents, channel);
+    if (groups == 1)
+      return of(channel);
+    if (channels == 1)
+      return of(group);
+    int64_t s = of(channel);
+    if (op.weight[group] != channels * s)
+      ok = false;
+    return s;
+  }
+};
+
+/// The logical sizes and the three operands' descriptors in the step's
+/// layout: activations (X), filter and the output-shaped operand.
+struct Described {
+  Dims strides, dilates, padding;
+  memory::desc x, filter, outputShaped;
+  int64_t groups = 1;
+};
+
+bool describe(const ConvolutionForm &f, const Operand *ops,
+              const int64_t *extents, Described &d) {
+  bool forward = f.kind == ConvolutionForm::Kind::Forward;
+  const Operand &x = ops[f.window];
+  const Operand &filter = forward ? ops[f.other] : ops[kC];
+  const Operand &out = forward ? ops[kC] : ops[f.other];
+  auto e = [&](int loop) { return extentOf(extents, loop); };
+  d.groups = e(f.group);
+  int64_t n = e(f.batch), oc = e(f.outChannel), ic = e(f.inChannel);
+  StrideReader rx{x, extents}, rf{filter, extents}, ro{out, extents};
+
+  Dims xDims = {n, d.groups * ic}, xStrides = {rx.of(f.batch), 0};
+  xStrides[1] = rx.merged(f.group, f.inChannel);
+  Dims oDims = {n, d.groups * oc}, oStrides = {ro.of(f.batch), 0};
+  oStrides[1] = ro.merged(f.group, f.outChannel);
+  Dims wDims, wStrides;
+  if (d.groups > 1) {
+    wDims = {d.groups};
+    wStrides = {rf.of(f.group)};
+  }
+  wDims.insert(wDims.end(), {oc, ic});
+  wStrides.insert(wStrides.end(), {rf.of(f.outChannel), rf.of(f.inChannel)});
+  for (int s = 0; s < f.spatial; ++s) {
+    int64_t o = e(f.out[s]), k = e(f.kernel[s]);
+    xDims.push_back((o - 1) * f.stride[s] + (k - 1) * f.dilation[s] + 1);
+    xStrides.push_back(k > 1 ? rx.of(f.kernel[s], f.dilation[s])
+                             : rx.of(f.out[s], f.stride[s]));
+    oDims.push_back(o);
+    oStrides.push_back(ro.of(f.out[s]));
+    wDims.push_back(k);
+    wStrides.push_back(rf.of(f.kernel[s]));
+    d.strides.push_back(f.stride[s]);
+    d.dilates.push_back(f.dilation[s] - 1); // oneDNN counts the gaps.
+    d.padding.push_back(0);
+  }
+  if (!rx.ok || !rf.ok || !ro.ok)
+    return false;
+  auto f32 = memory::data_type::f32;
+  d.x = memory::desc(xDims, f32, xStrides);
+  d.filter = memory::desc(wDims, f32, wStrides);
+  d.outputShaped = memory::desc(oDims, f32, oStrides);
+  return true;
+}
+
+memory::desc any(const memory::desc &user) {
+  return memory::desc(user.dims(), memory::data_type::f32,
+                      memory::format_tag::any);
+}
+
+/// One operand the primitive reads: the step's memory, and when the
+/// primitive wants another layout, the reorder into thread scratch.
+struct Input {
+  memory user, internal;
+  dnnl::reorder toInternal;
+  bool staged = false;
+  int role = 0;
+
+  void init(const memory::desc &userDesc, const memory::desc &wanted, int r) {
+    role = r;
+    user = memory(userDesc, engine(), DNNL_MEMORY_NONE);
+    staged = userDesc != wanted;
+    if (staged) {
+      internal = memory(wanted, engine(), DNNL_MEMORY_NONE);
+      toInternal = dnnl::reorder(user, internal);
+    }
+  }
+
+  memory &bind(float *base) {
+    user.set_data_handle(base);
+    if (!staged)
+      return user;
+    ScratchBuffer &b = staging.buffer[role];
+    b.resize(internal.get_desc().get_size() / sizeof(float) + 1);
+    internal.set_data_handle(b.data());
+    toInternal.execute(stream(), user, internal);
+    return internal;
+  }
+};
+
+/// The result: written by the primitive into thread scratch, then added to
+/// C by a reorder with a sum post-op (C += result); or, when the primitive
+/// can write C's own layout and accumulate itself, directly into C.
+struct Output {
+  memory user, internal;
+  dnnl::reorder addBack;
+  bool staged = false;
+
+  void init(const memory::desc &userDesc, const memory::desc &produced,
+            bool direct) {
+    user = memory(userDesc, engine(), DNNL_MEMORY_NONE);
+    staged = !direct;
+    if (staged) {
+      internal = memory(produced, engine(), DNNL_MEMORY_NONE);
+      dnnl::post_ops sum;
+      sum.append_sum(1.0f);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(sum);
+      addBack = dnnl::reorder(dnnl::reorder::primitive_desc(
+          engine(), produced, engine(), userDesc, attr));
+    }
+  }
+
+  memory &bind(float *base) {
+    user.set_data_handle(base);
+    if (!staged)
+      return user;
+    ScratchBuffer &b = staging.buffer[kC];
+    b.resize(internal.get_desc().get_size() / sizeof(float) + 1);
+    internal.set_data_handle(b.data());
+    return internal;
+  }
+
+  void finish() {
+    if (staged)
+      addBack.execute(stream(), internal, user);
+  }
+};
+
+class ForwardKernel final : public ConvolutionKernel {
+public:
+  ForwardKernel(const ConvolutionForm &f, const Described &d) : form(f) {
+    auto desc = [&](const memory::desc &dst, dnnl::algorithm algorithm) {
+      return dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_inference, algorithm, any(d.x),
+          any(d.filter), dst, d.strides, d.dilates, d.padding, d.padding);
+    };
+    // Accumulating in place (a sum post-op) needs C's own layout for the
+    // destination; oneDNN's fast kernels want a blocked one, so the result
+    // usually goes to scratch and is added back by the reorder.
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = {desc(any(d.outputShaped), dnnl::algorithm::convolution_auto),
+            engine()};
+    } catch (const dnnl::error &) {
+      pd = {desc(any(d.outputShaped), dnnl::algorithm::convolution_direct),
+            engine()};
+    }
+    bool direct = pd.dst_desc() == d.outputShaped;
+    if (direct) {
+      dnnl::post_ops sum;
+      sum.append_sum(1.0f);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(sum);
+      pd = {desc(d.outputShaped, dnnl::algorithm::convolution_direct), attr,
+            engine()};
+    }
+    src.init(d.x, pd.src_desc(), kA);
+    weights.init(d.filter, pd.weights_desc(), kB);
+    dst.init(d.outputShaped, pd.dst_desc(), direct);
+    primitive = dnnl::convolution_forward(pd);
+  }
+
+  void run(const Operand *ops) override {
+    memory &s = src.bind(ops[form.window].base);
+    memory &w = weights.bind(ops[form.other].base);
+    memory &o = dst.bind(ops[kC].base);
+    primitive.execute(
+        stream(),
+        {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, o}});
+    dst.finish();
+  }
+
+  const char *name() const override { return "oneDNN convolution (forward)"; }
+
+private:
+  ConvolutionForm form;
+  Input src, weights;
+  Output dst;
+  dnnl::convolution_forward primitive;
+};
+
+class WeightGradientKernel final : public ConvolutionKernel {
+public:
+  WeightGradientKernel(const ConvolutionForm &f, const Described &d) : form(f) {
+    auto algorithm = dnnl::algorithm::convolution_direct;
+    dnnl::convolution_forward::primitive_desc hint(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                        algorithm, any(d.x), any(d.filter),
+                                        any(d.outputShaped), d.strides,
+                                        d.dilates, d.padding, d.padding),
+        engine());
+    dnnl::convolution_backward_weights::primitive_desc pd(
+        dnnl::convolution_backward_weights::desc(
+            algorithm, any(d.x), any(d.filter), any(d.outputShaped), d.strides,
+            d.dilates, d.padding, d.padding),
+        engine(), hint);
+    src.init(d.x, pd.src_desc(), kA);
+    diffDst.init(d.outputShaped, pd.diff_dst_desc(), kB);
+    diffWeights.init(d.filter, pd.diff_weights_desc(), /*direct=*/false);
+    primitive = dnnl::convolution_backward_weights(pd);
+  }
+
+  void run(const Operand *ops) override {
+    memory &s = src.bind(ops[form.window].base);
+    memory &dy = diffDst.bind(ops[form.other].base);
+    memory &dw = diffWeights.bind(ops[kC].base);
+    primitive.execute(stream(), {{DNNL_ARG_SRC, s},
+                                 {DNNL_ARG_DIFF_DST, dy},
+                                 {DNNL_ARG_DIFF_WEIGHTS, dw}});
+    diffWeights.finish();
+  }
+
+  const char *name() const override {
+    return "oneDNN convolution (weight gradient)";
+  }
+
+private:
+  ConvolutionForm form;
+  Input src, diffDst;
+  Output diffWeights;
+  dnnl::convolution_backward_weights primitive;
+};
+
+std::atomic<int> &enabledFlag() {
+  static std::atomic<int> flag([] {
+    const char *v = std::getenv("HWAGENT_CONV_PRIMITIVES");
+    return v && std::strcmp(v, "0") == 0 ? 0 : 1;
+  }());
+  return flag;
+}
+
+} // namespace
+
+std::unique_ptr<ConvolutionKernel>
+hwagent_rt::kernels::makeConvolution(const ConvolutionForm &form,
+                                     const Operand *ops, const int64_t *extents,
+                                     int threads) {
+  (void)threads; // The caller set OpenMP's count; oneDNN sizes by it.
+  Described d;
+  if (!describe(form, ops, extents, d))
+    return nullptr;
+  try {
+    if (form.kind == ConvolutionForm::Kind::Forward)
+      return std::make_unique<ForwardKernel>(form, d);
+    return std::make_unique<WeightGradientKernel>(form, d);
+  } catch (const dnnl::error &) {
+    return nullptr; // No implementation for these descriptors: SGEMM.
+  }
+}
+
+bool hwagent_rt::kernels::convolutionPrimitivesEnabled() {
+  return enabledFlag().load(std::memory_order_relaxed) != 0;
+}
+
+void hwagent_rt::kernels::setConvolutionPrimitivesEnabled(bool enabled) {
+  enabledFlag().store(enabled ? 1 : 0, std::memory_order_relaxed);
+}
