@@ -8,9 +8,12 @@ PyTorch user would. Both run on this machine at 1 and 2 threads, interleaved
 (hwagent, PyTorch, hwagent, ...) in separate processes, and the harness prints
 the median milliseconds per step (steps after the first), the ratio, the
 achieved GFLOP/s of the step's contractions against the host's FMA peak
-measured by hwagent-calibrate, and the share of hwagent's step outside the
-contraction kernels (of it, the parallel loops and their average team). It
-is a benchmark, run on demand, never a test:
+measured by hwagent-calibrate (and the step's share of that peak: the
+physical limit is the step's FLOPs at it), the share of hwagent's step
+outside the contraction kernels (of it, the parallel loops and their average
+team), and hwagent's milliseconds per step by kernel (oneDNN's convolution
+primitives forward / weight gradient / input gradient, SGEMM), from
+hwagent-run --kernel-stats. It is a benchmark, run on demand, never a test:
 
     bench/compare_pytorch.py [--build build] [--reps 3] [--threads 1 2]
                              [--only cnn ...] [--large] [--contention]
@@ -140,7 +143,7 @@ def run_hwagent(build, path, steps, threads):
         signature = re.search(r"func\.func @train_step\((.*?)\)\s*->", f.read(), re.S).group(1)
     params = ",".join(str(i) for i in range(2, signature.count("tensor<")))
     command = [os.path.join(build, "bin", "hwagent-run"), path, "--backend", "cpu", "--params",
-               params, "--steps", str(steps), "--print-every", "0"]
+               params, "--steps", str(steps), "--print-every", "0", "--kernel-stats"]
     env = dict(os.environ)
     if threads > 0:
         command += ["--cpu-threads", str(threads)]
@@ -155,6 +158,16 @@ def run_hwagent(build, path, steps, threads):
         kernels = dict(gflop_per_step=float(m.group(1)) / runs,
                        kernel_s_per_step=float(m.group(2)) / runs,
                        largest_gflop=float(m.group(3)), largest_gflops=float(m.group(4)))
+    # Per kernel kind (oneDNN convolution forward / gradients, SGEMM): ms per
+    # step, from the per-call-site lines of --kernel-stats.
+    by_kind = {}
+    for calls, ms_per_call, kind in re.findall(
+            r"contraction over loops \S+: (\d+) calls, [0-9.]+ GFLOP per call, ([0-9.]+) ms per call,"
+            r" [0-9.]+ GFLOP/s \((.*)\)", out):
+        by_kind[kind] = by_kind.get(kind, 0.0) + int(calls) * float(ms_per_call) / runs
+    if by_kind:
+        kernels = kernels or {}
+        kernels["ms_by_kernel"] = by_kind
     # hwagent-run's split of the measured steps: kernels, parallel loops, rest.
     split = re.search(r"step wall time .*?: contraction kernels ([0-9.]+)%, parallel loops ([0-9.]+)%"
                       r" \(([0-9.]+) calls per step, \d+ on more than one thread, ([0-9.]+) threads"
@@ -355,12 +368,18 @@ def main():
                              f" hwagent {row['step_gflops']:.1f}, PyTorch"
                              f" {kernels['gflop_per_step'] / (b / 1e3):.1f} GFLOP/s;"
                              f" largest {kernels['largest_gflops']:.1f} GFLOP/s"
-                             f" = {row['largest_pct_peak']:.0f}% of {threads or os.cpu_count()} x peak")
+                             f" = {row['largest_pct_peak']:.0f}% of {threads or os.cpu_count()} x peak;"
+                             f" step at {100 * row['step_gflops'] / (peak * (threads or os.cpu_count())):.0f}%"
+                             f" of the FMA peak")
                 if kernels and "loops_pct" in kernels:
                     line += (f"  | outside the kernels {100 - kernels['kernel_pct']:.0f}%"
                              f" (parallel loops {kernels['loops_pct']:.0f}%, {kernels['loop_threads']:.2f}"
                              f" threads on average)")
                 print(line, flush=True)
+                if kernels and kernels.get("ms_by_kernel"):
+                    parts = sorted(kernels["ms_by_kernel"].items(), key=lambda kv: -kv[1])
+                    print(" " * 20 + "hwagent ms per step by kernel: "
+                          + ", ".join(f"{k} {v:.2f}" for k, v in parts), flush=True)
     if busy:
         busy.kill()
     if args.json:

@@ -45,10 +45,6 @@ readOperand(const int64_t *spec, int64_t size, int64_t &cursor, int64_t loops) {
   return dims;
 }
 
-/// Operand bit masks of the loop roles: X (windowed input), Y (the other
-/// input), C (the output).
-constexpr unsigned kX = 1, kY = 2, kC = 4;
-
 } // namespace
 
 std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
@@ -70,29 +66,25 @@ std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
     return std::nullopt;
 
   ConvolutionForm form;
-  // The windowed input: the one input with two-term dimensions.
+  // The windowed operand: the one with two-term dimensions.
   int windowed = -1;
   for (int o = 0; o < 3; ++o)
     for (const Dimension &dim : operands[o])
       if (dim.terms.size() > 1) {
-        if (o == 2 || (windowed != -1 && windowed != o))
+        if (windowed != -1 && windowed != o)
           return std::nullopt;
         windowed = o;
       }
   if (windowed == -1)
     return std::nullopt;
-  form.window = windowed;
-  form.other = 1 - windowed;
-  const int role[3] = {form.window, form.other, 2};
-  const unsigned bit[3] = {kX, kY, kC};
 
   // Every dimension one loop with coefficient 1 (or a unit constant 0),
-  // windows s*o + d*k; no loop twice in one operand.
+  // windows s*o + d*k; no loop twice in one operand. uses: operand bits.
   std::vector<unsigned> uses(loops, 0);
   std::vector<std::pair<int64_t, int64_t>> windows[2]; // (loop, coefficient)
-  for (int r = 0; r < 3; ++r) {
+  for (int o = 0; o < 3; ++o) {
     std::vector<bool> seen(loops, false);
-    for (const Dimension &dim : operands[role[r]]) {
+    for (const Dimension &dim : operands[o]) {
       if (dim.constant != 0 || dim.terms.size() > 2)
         return std::nullopt;
       for (auto [loop, coefficient] : dim.terms) {
@@ -100,7 +92,7 @@ std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
             (dim.terms.size() == 1 && coefficient != 1))
           return std::nullopt;
         seen[loop] = true;
-        uses[loop] |= bit[r];
+        uses[loop] |= 1u << o;
       }
       if (dim.terms.size() == 2) {
         if (form.spatial == ConvolutionForm::kMaxSpatial)
@@ -112,54 +104,51 @@ std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
     }
   }
 
-  // In each window one loop moves X and C, the other X and Y; the kernel
-  // loop is the shorter one (the forward form when it moves Y).
+  // In each window one loop moves the windowed operand S and one other
+  // operand, the second loop S and the third operand; the shorter loop is
+  // the kernel's, so its other operand is the filter W.
+  const int u = windowed == 0 ? 1 : 0, v = windowed == 2 ? 1 : 2;
+  const unsigned bitS = 1u << windowed, bitU = 1u << u, bitV = 1u << v;
+  int filter = -1;
   std::vector<bool> assigned(loops, false);
   for (int w = 0; w < form.spatial; ++w) {
     auto p = windows[0][w], q = windows[1][w];
-    if (uses[p.first] == (kX | kY))
+    if (uses[p.first] == (bitS | bitV))
       std::swap(p, q);
-    if (uses[p.first] != (kX | kC) || uses[q.first] != (kX | kY))
+    if (uses[p.first] != (bitS | bitU) || uses[q.first] != (bitS | bitV))
       return std::nullopt;
-    // p moves C, q moves Y.
-    bool forward = extents[q.first] <= extents[p.first];
-    ConvolutionForm::Kind kind = forward
-                                     ? ConvolutionForm::Kind::Forward
-                                     : ConvolutionForm::Kind::WeightGradient;
-    if (w > 0 && kind != form.kind)
+    // p moves U, q moves V.
+    bool kernelIsQ = extents[q.first] <= extents[p.first];
+    int f = kernelIsQ ? v : u;
+    if (filter != -1 && filter != f)
       return std::nullopt;
-    form.kind = kind;
-    auto out = forward ? p : q, kernel = forward ? q : p;
+    filter = f;
+    auto out = kernelIsQ ? p : q, kernel = kernelIsQ ? q : p;
     form.out[w] = static_cast<int>(out.first);
     form.kernel[w] = static_cast<int>(kernel.first);
     form.stride[w] = out.second;
     form.dilation[w] = kernel.second;
     assigned[out.first] = assigned[kernel.first] = true;
   }
+  form.src = windowed;
+  form.weights = filter;
+  form.dst = filter == u ? v : u;
+  form.kind = form.dst == 2       ? ConvolutionForm::Kind::Forward
+              : form.weights == 2 ? ConvolutionForm::Kind::WeightGradient
+                                  : ConvolutionForm::Kind::InputGradient;
 
   // The other loops by the operands they move.
-  bool forward = form.kind == ConvolutionForm::Kind::Forward;
+  const unsigned bitW = 1u << form.weights, bitD = 1u << form.dst;
   for (int64_t l = 0; l < loops; ++l) {
     if (assigned[l] || extents[l] == 1)
       continue; // A unit loop moves nothing.
-    int *slot = nullptr;
-    switch (uses[l]) {
-    case kX | kC:
-      slot = forward ? &form.batch : &form.inChannel;
-      break;
-    case kX | kY:
-      slot = forward ? &form.inChannel : &form.batch;
-      break;
-    case kY | kC:
-      slot = &form.outChannel;
-      break;
-    case kX | kY | kC:
-      slot = &form.group;
-      break;
-    default:
-      return std::nullopt;
-    }
-    if (*slot != -1)
+    unsigned use = uses[l];
+    int *slot = use == (bitS | bitD)          ? &form.batch
+                : use == (bitS | bitW)        ? &form.inChannel
+                : use == (bitW | bitD)        ? &form.outChannel
+                : use == (bitS | bitW | bitD) ? &form.group
+                                              : nullptr;
+    if (!slot || *slot != -1)
       return std::nullopt;
     *slot = static_cast<int>(l);
   }

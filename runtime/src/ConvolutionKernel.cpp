@@ -89,10 +89,7 @@ struct Described {
 
 bool describe(const ConvolutionForm &f, const Operand *ops,
               const int64_t *extents, Described &d) {
-  bool forward = f.kind == ConvolutionForm::Kind::Forward;
-  const Operand &x = ops[f.window];
-  const Operand &filter = forward ? ops[f.other] : ops[kC];
-  const Operand &out = forward ? ops[kC] : ops[f.other];
+  const Operand &x = ops[f.src], &filter = ops[f.weights], &out = ops[f.dst];
   auto e = [&](int loop) { return extentOf(extents, loop); };
   d.groups = e(f.group);
   int64_t n = e(f.batch), oc = e(f.outChannel), ic = e(f.inChannel);
@@ -240,8 +237,8 @@ public:
   }
 
   void run(const Operand *ops) override {
-    memory &s = src.bind(ops[form.window].base);
-    memory &w = weights.bind(ops[form.other].base);
+    memory &s = src.bind(ops[form.src].base);
+    memory &w = weights.bind(ops[form.weights].base);
     memory &o = dst.bind(ops[kC].base);
     primitive.execute(
         stream(),
@@ -280,8 +277,8 @@ public:
   }
 
   void run(const Operand *ops) override {
-    memory &s = src.bind(ops[form.window].base);
-    memory &dy = diffDst.bind(ops[form.other].base);
+    memory &s = src.bind(ops[form.src].base);
+    memory &dy = diffDst.bind(ops[form.dst].base);
     memory &dw = diffWeights.bind(ops[kC].base);
     primitive.execute(stream(), {{DNNL_ARG_SRC, s},
                                  {DNNL_ARG_DIFF_DST, dy},
@@ -298,6 +295,48 @@ private:
   Input src, diffDst;
   Output diffWeights;
   dnnl::convolution_backward_weights primitive;
+};
+
+class InputGradientKernel final : public ConvolutionKernel {
+public:
+  InputGradientKernel(const ConvolutionForm &f, const Described &d) : form(f) {
+    auto algorithm = dnnl::algorithm::convolution_direct;
+    dnnl::convolution_forward::primitive_desc hint(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                        algorithm, any(d.x), any(d.filter),
+                                        any(d.outputShaped), d.strides,
+                                        d.dilates, d.padding, d.padding),
+        engine());
+    dnnl::convolution_backward_data::primitive_desc pd(
+        dnnl::convolution_backward_data::desc(
+            algorithm, any(d.x), any(d.filter), any(d.outputShaped), d.strides,
+            d.dilates, d.padding, d.padding),
+        engine(), hint);
+    diffDst.init(d.outputShaped, pd.diff_dst_desc(), kA);
+    weights.init(d.filter, pd.weights_desc(), kB);
+    diffSrc.init(d.x, pd.diff_src_desc(), /*direct=*/false);
+    primitive = dnnl::convolution_backward_data(pd);
+  }
+
+  void run(const Operand *ops) override {
+    memory &dy = diffDst.bind(ops[form.dst].base);
+    memory &w = weights.bind(ops[form.weights].base);
+    memory &dx = diffSrc.bind(ops[form.src].base);
+    primitive.execute(stream(), {{DNNL_ARG_DIFF_DST, dy},
+                                 {DNNL_ARG_WEIGHTS, w},
+                                 {DNNL_ARG_DIFF_SRC, dx}});
+    diffSrc.finish();
+  }
+
+  const char *name() const override {
+    return "oneDNN convolution (input gradient)";
+  }
+
+private:
+  ConvolutionForm form;
+  Input diffDst, weights;
+  Output diffSrc;
+  dnnl::convolution_backward_data primitive;
 };
 
 std::atomic<int> &enabledFlag() {
@@ -319,9 +358,15 @@ hwagent_rt::kernels::makeConvolution(const ConvolutionForm &form,
   if (!describe(form, ops, extents, d))
     return nullptr;
   try {
-    if (form.kind == ConvolutionForm::Kind::Forward)
+    switch (form.kind) {
+    case ConvolutionForm::Kind::Forward:
       return std::make_unique<ForwardKernel>(form, d);
-    return std::make_unique<WeightGradientKernel>(form, d);
+    case ConvolutionForm::Kind::WeightGradient:
+      return std::make_unique<WeightGradientKernel>(form, d);
+    case ConvolutionForm::Kind::InputGradient:
+      return std::make_unique<InputGradientKernel>(form, d);
+    }
+    return nullptr;
   } catch (const dnnl::error &) {
     return nullptr; // No implementation for these descriptors: SGEMM.
   }

@@ -2,8 +2,8 @@
 //
 // Private to the runtime's kernels (Kernels.cpp). A contraction that
 // hwcore::recognizeConvolution names a convolution runs as oneDNN's
-// convolution primitive (forward, or backward-weights for the weight
-// gradient) instead of im2col + SGEMM, as PyTorch's CPU backend runs it: the
+// convolution primitive (forward, backward-weights for the weight gradient,
+// backward-data for the input gradient) instead of im2col + SGEMM, as PyTorch's CPU backend runs it: the
 // operands stay in the step's layout (any strides; described to oneDNN by
 // their strides), are reordered into the blocked layout oneDNN's direct and
 // Winograd kernels choose, and the result is added back into C's layout by a

@@ -305,7 +305,8 @@ TEST(ConvolutionForm, NamesTheRolesOfTheLoops) {
       {dim(1), dim(4), dim(5), dim(6)}, {dim(0), dim(1), dim(2), dim(3)});
   ASSERT_TRUE(f);
   EXPECT_EQ(f->kind, Kind::Forward);
-  EXPECT_EQ(f->window, 0);
+  EXPECT_EQ(f->src, 0);
+  EXPECT_EQ(f->weights, 1);
   EXPECT_EQ(f->batch, 0);
   EXPECT_EQ(f->outChannel, 1);
   EXPECT_EQ(f->inChannel, 4);
@@ -321,7 +322,8 @@ TEST(ConvolutionForm, NamesTheRolesOfTheLoops) {
                   {dim(0), dim(1), dim(2), dim(3)});
   ASSERT_TRUE(w);
   EXPECT_EQ(w->kind, Kind::WeightGradient);
-  EXPECT_EQ(w->window, 1);
+  EXPECT_EQ(w->src, 1);
+  EXPECT_EQ(w->dst, 0);
   EXPECT_EQ(w->batch, 4);
   EXPECT_EQ(w->outChannel, 0);
   EXPECT_EQ(w->inChannel, 1);
@@ -334,21 +336,32 @@ TEST(ConvolutionForm, NamesTheRolesOfTheLoops) {
   EXPECT_EQ(d->group, 1);
   EXPECT_EQ(d->outChannel, -1);
   EXPECT_EQ(d->inChannel, -1);
-  // Not convolutions: a matmul, a flipped filter (an offset), a window in
-  // the output, a role taken by two loops.
+  // Input gradient, scattered into the padded dX: dx[n,c,2oh+kh,2ow+kw] +=
+  // dy[n,f,oh,ow] w[f,c,kh,kw]; loops n c oh ow f kh kw.
+  auto i = formOf({2, 3, 4, 4, 5, 3, 3}, {dim(0), dim(4), dim(2), dim(3)},
+                  {dim(4), dim(1), dim(5), dim(6)},
+                  {dim(0), dim(1), sum(2, 5, 2), sum(3, 6, 2)});
+  ASSERT_TRUE(i);
+  EXPECT_EQ(i->kind, Kind::InputGradient);
+  EXPECT_EQ(i->src, 2);
+  EXPECT_EQ(i->dst, 0);
+  EXPECT_EQ(i->batch, 0);
+  EXPECT_EQ(i->inChannel, 1);
+  EXPECT_EQ(i->outChannel, 4);
+  EXPECT_EQ(i->stride[1], 2);
+  // Not convolutions: a matmul, a flipped filter (an offset), a role taken
+  // by two loops.
   EXPECT_FALSE(
       formOf({4, 4, 4}, {dim(0), dim(2)}, {dim(2), dim(1)}, {dim(0), dim(1)}));
   Index flip{2, {{5, -1}}};
   EXPECT_FALSE(
       formOf({2, 3, 6, 6, 5, 3, 3}, {dim(0), dim(4), sum(2, 5), sum(3, 6)},
              {dim(4), dim(1), flip, flip}, {dim(0), dim(1), dim(2), dim(3)}));
-  EXPECT_FALSE(
-      formOf({2, 3, 4}, {dim(0), dim(1)}, {dim(2)}, {dim(0), sum(1, 2)}));
   EXPECT_FALSE(formOf({2, 2, 4, 6, 3}, {dim(0), dim(1), sum(3, 4)},
                       {dim(2), dim(4)}, {dim(0), dim(1), dim(2), dim(3)}));
 }
 
-// Depthwise and grouped convolutions and their weight gradients, each
+// Depthwise and grouped convolutions and their gradients, each
 // accumulating into a C that is not zero, on oneDNN's primitives and (the
 // same cases) on the SGEMM path.
 TEST(Kernels, ConvolutionsRunAsOneDnnPrimitives) {
@@ -372,6 +385,25 @@ TEST(Kernels, ConvolutionsRunAsOneDnnPrimitives) {
           {dim(3), dim(0), sum(4, 1, 2), sum(5, 2, 2)}, dw,
           {dim(0), dim(1), dim(2)});
     EXPECT_EQ(lastKernel(), gradient);
+    // Its input gradient, scattered: dx[n,c,2oh+kh,2ow+kw] += dy[n,c,oh,ow]
+    // w[c,kh,kw]; loops n c oh ow kh kw.
+    std::string input =
+        primitives ? "oneDNN convolution (input gradient)" : "SGEMM";
+    Tensor dx({2, 8, 11, 11}, rng);
+    hwagent_kernels_reset_stats();
+    check({2, 8, 5, 5, 3, 3}, dy, {dim(0), dim(1), dim(2), dim(3)}, w,
+          {dim(1), dim(4), dim(5)}, dx,
+          {dim(0), dim(1), sum(2, 4, 2), sum(3, 5, 2)});
+    EXPECT_EQ(lastKernel(), input);
+    // A dense input gradient, stride 2 and dilation 2, written the same
+    // way; loops n c oh ow f kh kw.
+    Tensor fdy({2, 6, 4, 4}, rng), fw({6, 5, 3, 3}, rng),
+        fdx({2, 5, 11, 11}, rng);
+    hwagent_kernels_reset_stats();
+    check({2, 5, 4, 4, 6, 3, 3}, fdy, {dim(0), dim(4), dim(2), dim(3)}, fw,
+          {dim(4), dim(1), dim(5), dim(6)}, fdx,
+          {dim(0), dim(1), {0, {{2, 2}, {5, 2}}}, {0, {{3, 2}, {6, 2}}}});
+    EXPECT_EQ(lastKernel(), input);
     // Two groups, dilation 2: out[n,g,f,oh,ow] += x[n,g,c,oh+2kh,ow+2kw]
     // w[g,f,c,kh,kw]; loops n g f oh ow c kh kw.
     Tensor gx({2, 2, 3, 10, 10}, rng), gw({2, 4, 3, 3, 3}, rng),

@@ -12,14 +12,21 @@
 // runtime uses it to run them with oneDNN's convolution primitives instead
 // of im2col + SGEMM (docs/cpu-backend.md). Plain C++17, no LLVM, no MLIR.
 //
-// Two forms, both written `C += A * B` (in either input order):
-//   forward:         Y[n,g,oc,o...] += X[n,g,ic,s*o+d*k...] * W[g,oc,ic,k...]
-//   weight gradient: dW[g,oc,ic,k...] += X[n,g,ic,s*o+d*k...] * dY[n,g,oc,o...]
-// They are one formula with the roles of loops swapped (the weight gradient
-// is a correlation of X with dY); the extents decide: in each window the
-// kernel loop is the shorter one. The input gradient a training step writes
-// (a stride-1 correlation of the padded, zero-interleaved dY with the
-// flipped filter) is the forward form.
+// Three forms, each written `C += A * B` (in either input order), with S
+// the activations (src: the windowed operand), W the filter and D the
+// output-shaped operand (dst):
+//   forward:         D[n,g,oc,o...] += S[n,g,ic,s*o+d*k...] * W[g,oc,ic,k...]
+//   weight gradient: W[g,oc,ic,k...] += S[n,g,ic,s*o+d*k...] * D[n,g,oc,o...]
+//   input gradient:  S[n,g,ic,s*o+d*k...] += D[n,g,oc,o...] * W[g,oc,ic,k...]
+// The roles of the loops are the same in all three (batch: S and D; input
+// channels: S and W; output channels: W and D; groups: all three; in each
+// window the output position moves S and D, the kernel position S and W);
+// only which operand is C differs. The formula is symmetric in (D, o, n)
+// and (W, k, ic); the extents break the tie: in each window the kernel loop
+// is the shorter one. The input gradient the importer writes is the third
+// form (dY scattered into a padded dX); an older form (a stride-1
+// correlation of the padded, zero-interleaved dY with the flipped filter)
+// is the forward one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,13 +39,15 @@
 namespace hwcore {
 
 struct ConvolutionForm {
-  enum class Kind { Forward, WeightGradient };
+  enum class Kind { Forward, WeightGradient, InputGradient };
   static constexpr int kMaxSpatial = 3;
 
   Kind kind = Kind::Forward;
-  /// Operand indices (0 = A, 1 = B, 2 = C): the windowed input X, and the
-  /// other input (W for the forward form, dY for the weight gradient).
-  int window = 0, other = 1;
+  /// Operand indices (0 = A, 1 = B, 2 = C) of the activations (the windowed
+  /// operand), the filter and the output-shaped operand; C is dst for the
+  /// forward form, weights for the weight gradient, src for the input
+  /// gradient.
+  int src = 0, weights = 1, dst = 2;
   /// Loops by role, -1 where the form has none (extent 1).
   int batch = -1, group = -1, outChannel = -1, inChannel = -1;
   int spatial = 0;
@@ -50,9 +59,10 @@ struct ConvolutionForm {
 
 /// The convolution `spec` (hwagent_kernels.h's layout, version 1) computes,
 /// or nothing: every loop must have a role, every operand dimension be one
-/// loop (or a constant 0 of a unit dimension) except X's windows
-/// `s*o + d*k` with zero offset (the importer pads beforehand), no loop
-/// twice in an operand, 1 to 3 windows. Never reads past `size`.
+/// loop (or a constant 0 of a unit dimension) except the windows
+/// `s*o + d*k` of one operand, with zero offset (the importer pads
+/// beforehand), no loop twice in an operand, 1 to 3 windows. Never reads
+/// past `size`.
 std::optional<ConvolutionForm> recognizeConvolution(const int64_t *spec,
                                                     int64_t size);
 

@@ -10,8 +10,10 @@ named convolutions; their gradients have no named op and are written as
 contractions over affine index sums:
 - weight gradient: dW[f,c,kh,kw] = sum_{n,oh,ow} dy[n,f,oh,ow] * xp[n,c,s*oh+d*kh,s*ow+d*kw]
   over the padded input xp;
-- input gradient: the stride-1 correlation of dy (zero-interleaved by the
-  stride and padded by d*(K-1)-p) with the filter rotated by 180 degrees.
+- input gradient: dy scattered back through the windows into the padded
+  input, dXp[n,c,s*oh+d*kh,s*ow+d*kw] += dy[n,f,oh,ow] * w[f,c,kh,kw], whose
+  interior is dX (oneDNN's backward-data form; no interleaved zeros, no
+  flipped filter).
 Groups get explicit group dimensions (a free reshape), so every index map
 stays invertible.
 """
@@ -190,72 +192,53 @@ def conv_weight_grad(ctx: Context, dy: Value, x: Value, wshape, stride, padding,
 
 def conv_input_grad(ctx: Context, dy: Value, w: Value, xshape, stride, padding, dilation,
                     groups) -> Value:
-    """dX (shape xshape) for a convolution with filter w (F, Cin/G, KH, KW)."""
+    """dX (shape xshape) for a convolution with filter w (F, Cin/G, KH, KW).
+
+    Each output gradient is scattered back through the window that read it,
+    dXp[n,c,s*oh+d*kh,s*ow+d*kw] += dy[n,f,oh,ow] * w[f,c,kh,kw], into the
+    padded input's shape, whose interior is dX: the form oneDNN's
+    backward-data primitive computes (hwagent's kernel runs it as one), with
+    no zeros interleaved for the stride and no flipped copy of the filter.
+    The window loops write overlapping elements, so they are reductions.
+    """
     t = dy.dtype
     n, f, oh, ow = dy.shape
     _, cin, h, wd = xshape
     fw, cg, kh, kw = w.shape
     w = ctx.cast(w, t)
-    # Interleave zeros for the stride.
-    if stride[0] > 1 or stride[1] > 1:
-        zh = (oh - 1) * stride[0] + 1
-        zw = (ow - 1) * stride[1] + 1
-        z = ctx.fn.full((n, f, zh, zw), t, 0)
-        dy = ctx.fn.insert_slice(dy, z, [0, 0, 0, 0], [n, f, oh, ow], [1, 1, stride[0], stride[1]])
-    # Pad (or crop) to H + d*(K-1) rows.
-    low, high = [], []
-    for size, target, k, d, p in ((dy.shape[2], h, kh, dilation[0], padding[0]),
-                                  (dy.shape[3], wd, kw, dilation[1], padding[1])):
-        lo = d * (k - 1) - p
-        hi = target + d * (k - 1) - size - lo
-        low.append(lo)
-        high.append(hi)
-    if any(v < 0 for v in low + high):
-        offs = [0, 0, max(-low[0], 0), max(-low[1], 0)]
-        sizes = [n, f, dy.shape[2] - offs[2] - max(-high[0], 0),
-                 dy.shape[3] - offs[3] - max(-high[1], 0)]
-        dy = ctx.fn.extract_slice(dy, offs, sizes, [1, 1, 1, 1])
-        low = [max(v, 0) for v in low]
-        high = [max(v, 0) for v in high]
-    dyp = ctx.fn.pad(dy, [0, 0] + low, [0, 0] + high, 0)
-    d0, d1 = dilation
+    s0, s1, d0, d1 = stride[0], stride[1], dilation[0], dilation[1]
+    hp, wp = h + 2 * padding[0], wd + 2 * padding[1]
 
-    def rows(o, k, d):
-        return f"{o} + {k} * {d}" if d != 1 else f"{o} + {k}"
+    def rows(o, k, s, d):
+        return f"{o} * {s} + {k} * {d}" if (s != 1 or d != 1) else f"{o} + {k}"
 
-    red = ["reduction"] * 3
     if groups == 1:
-        flip = ctx.fn.generic(4, ["parallel"] * 4, [(w, ["d0", "d1", f"{kh - 1} - d2",
-                                                          f"{kw - 1} - d3"])],
-                              [OutputSpec(w.shape, t, ["d0", "d1", "d2", "d3"])],
-                              lambda b, a: [a[0]], "flip")[0]
-        # loops: n c h w | f kh kw
-        return contraction(ctx, dyp, ["d0", "d4", rows("d2", "d5", d0), rows("d3", "d6", d1)],
-                           flip, ["d4", "d1", "d5", "d6"], tuple(xshape),
-                           ["d0", "d1", "d2", "d3"], ["parallel"] * 4 + red, "dx")
-    if groups == cin and fw == cin and cg == 1:
+        # loops: n c | oh ow f kh kw
+        dxp = contraction(ctx, dy, ["d0", "d4", "d2", "d3"], w, ["d4", "d1", "d5", "d6"],
+                          (n, cin, hp, wp),
+                          ["d0", "d1", rows("d2", "d5", s0, d0), rows("d3", "d6", s1, d1)],
+                          ["parallel"] * 2 + ["reduction"] * 5, "dx")
+    elif groups == cin and fw == cin and cg == 1:
         w3 = ctx.fn.collapse(w, [[0, 1], [2], [3]], (fw, kh, kw))
-        flip = ctx.fn.generic(3, ["parallel"] * 3, [(w3, ["d0", f"{kh - 1} - d1",
-                                                           f"{kw - 1} - d2"])],
-                              [OutputSpec(w3.shape, t, ["d0", "d1", "d2"])],
-                              lambda b, a: [a[0]], "flip")[0]
-        # loops: n c h w | kh kw
-        return contraction(ctx, dyp, ["d0", "d1", rows("d2", "d4", d0), rows("d3", "d5", d1)],
-                           flip, ["d1", "d4", "d5"], tuple(xshape), ["d0", "d1", "d2", "d3"],
-                           ["parallel"] * 4 + ["reduction"] * 2, "ddx")
-    g = groups
-    wg = ctx.fn.expand(w, [[0, 1], [2], [3], [4]], (g, fw // g, cg, kh, kw))
-    flip = ctx.fn.generic(5, ["parallel"] * 5, [(wg, ["d0", "d1", "d2", f"{kh - 1} - d3",
-                                                      f"{kw - 1} - d4"])],
-                          [OutputSpec(wg.shape, t, ["d0", "d1", "d2", "d3", "d4"])],
-                          lambda b, a: [a[0]], "flip")[0]
-    dyg = ctx.fn.expand(dyp, [[0], [1, 2], [3], [4]],
-                        (n, g, f // g, dyp.shape[2], dyp.shape[3]))
-    # loops: n g c h w | f kh kw
-    r = contraction(ctx, dyg, ["d0", "d1", "d5", rows("d3", "d6", d0), rows("d4", "d7", d1)],
-                    flip, ["d1", "d5", "d2", "d6", "d7"], (n, g, cin // g, h, wd),
-                    ["d0", "d1", "d2", "d3", "d4"], ["parallel"] * 5 + red, "gdx")
-    return ctx.fn.collapse(r, [[0], [1, 2], [3], [4]], tuple(xshape))
+        # loops: n c | oh ow kh kw
+        dxp = contraction(ctx, dy, ["d0", "d1", "d2", "d3"], w3, ["d1", "d4", "d5"],
+                          (n, cin, hp, wp),
+                          ["d0", "d1", rows("d2", "d4", s0, d0), rows("d3", "d5", s1, d1)],
+                          ["parallel"] * 2 + ["reduction"] * 4, "ddx")
+    else:
+        g = groups
+        wg = ctx.fn.expand(w, [[0, 1], [2], [3], [4]], (g, fw // g, cg, kh, kw))
+        dyg = ctx.fn.expand(dy, [[0], [1, 2], [3], [4]], (n, g, f // g, oh, ow))
+        # loops: n g c | oh ow f kh kw
+        r = contraction(ctx, dyg, ["d0", "d1", "d5", "d3", "d4"], wg,
+                        ["d1", "d5", "d2", "d6", "d7"], (n, g, cin // g, hp, wp),
+                        ["d0", "d1", "d2", rows("d3", "d6", s0, d0), rows("d4", "d7", s1, d1)],
+                        ["parallel"] * 3 + ["reduction"] * 5, "gdx")
+        dxp = ctx.fn.collapse(r, [[0], [1, 2], [3], [4]], (n, cin, hp, wp))
+    if hp == h and wp == wd:
+        return dxp
+    return ctx.fn.extract_slice(dxp, [0, 0, padding[0], padding[1]], [n, cin, h, wd],
+                                [1, 1, 1, 1])
 
 
 def _conv_args(ctx, x: Value, stride, padding, dilation):
