@@ -45,6 +45,37 @@ readOperand(const int64_t *spec, int64_t size, int64_t &cursor, int64_t loops) {
   return dims;
 }
 
+/// Every dimension one loop with coefficient 1 (or a unit constant 0), or
+/// a window s*o + d*k; no loop twice in one operand. `uses`: per loop, the
+/// bits of the operands it moves; `windows`: each window's two terms.
+bool collectUses(const std::vector<Dimension> (&operands)[3], int64_t loops,
+                 std::vector<unsigned> &uses,
+                 std::vector<std::pair<int64_t, int64_t>> (&windows)[2],
+                 int &spatial) {
+  for (int o = 0; o < 3; ++o) {
+    std::vector<bool> seen(loops, false);
+    for (const Dimension &dim : operands[o]) {
+      if (dim.constant != 0 || dim.terms.size() > 2)
+        return false;
+      for (auto [loop, coefficient] : dim.terms) {
+        if (seen[loop] || coefficient < 1 ||
+            (dim.terms.size() == 1 && coefficient != 1))
+          return false;
+        seen[loop] = true;
+        uses[loop] |= 1u << o;
+      }
+      if (dim.terms.size() == 2) {
+        if (spatial == ConvolutionForm::kMaxSpatial)
+          return false;
+        windows[0].push_back(dim.terms[0]);
+        windows[1].push_back(dim.terms[1]);
+        ++spatial;
+      }
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
@@ -78,31 +109,10 @@ std::optional<ConvolutionForm> hwcore::recognizeConvolution(const int64_t *spec,
   if (windowed == -1)
     return std::nullopt;
 
-  // Every dimension one loop with coefficient 1 (or a unit constant 0),
-  // windows s*o + d*k; no loop twice in one operand. uses: operand bits.
   std::vector<unsigned> uses(loops, 0);
   std::vector<std::pair<int64_t, int64_t>> windows[2]; // (loop, coefficient)
-  for (int o = 0; o < 3; ++o) {
-    std::vector<bool> seen(loops, false);
-    for (const Dimension &dim : operands[o]) {
-      if (dim.constant != 0 || dim.terms.size() > 2)
-        return std::nullopt;
-      for (auto [loop, coefficient] : dim.terms) {
-        if (seen[loop] || coefficient < 1 ||
-            (dim.terms.size() == 1 && coefficient != 1))
-          return std::nullopt;
-        seen[loop] = true;
-        uses[loop] |= 1u << o;
-      }
-      if (dim.terms.size() == 2) {
-        if (form.spatial == ConvolutionForm::kMaxSpatial)
-          return std::nullopt;
-        windows[0].push_back(dim.terms[0]);
-        windows[1].push_back(dim.terms[1]);
-        ++form.spatial;
-      }
-    }
-  }
+  if (!collectUses(operands, loops, uses, windows, form.spatial))
+    return std::nullopt;
 
   // In each window one loop moves the windowed operand S and one other
   // operand, the second loop S and the third operand; the shorter loop is
