@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hwreport {
@@ -83,6 +84,11 @@ struct RegionReport {
   std::string location;
   std::optional<hwcore::Phase> phase;
   std::optional<RegionFeatures> features;
+  /// Its ops by name, in order of first appearance, with their counts
+  /// ("linalg.conv_2d_nchw_fchw", 1); a call names its callee
+  /// ("func.call @Unknown3"). Constants, empty tensors and the terminator
+  /// are left out: they say nothing about the work.
+  std::vector<std::pair<std::string, int64_t>> ops;
 };
 
 /// Data between two programs (-1: the host), summed per ordered pair.
