@@ -159,8 +159,9 @@ llvm::Expected<PartitionReport> readJson(const llvm::json::Value &value);
 /// The region graph in DOT (`dot=`): one cluster per function and per
 /// program, regions coloured by backend, boundaries in red.
 void writeRegionGraph(const PartitionReport &report, llvm::raw_ostream &os);
-/// The program-level graph the HTML page draws: one node per program (id
-/// "prog-<function>-<program>") and the host, one edge per boundary.
+/// The program-level graph in DOT: one node per program (id
+/// "prog-<function>-<program>") and the host, one edge per boundary. (The
+/// HTML page lays out its own view and no longer draws this.)
 std::string programGraph(const PartitionReport &report);
 /// The phases of a program's regions ("forward, backward").
 std::string programPhases(const FunctionReport &f,
