@@ -42,13 +42,15 @@
     });
     if (flows.length) popover.appendChild(el('p', 'Boundaries: ' + flows.join('; ')));
     var table = el('table', undefined, 'regions'), head = el('tr'), shown = 0;
-    ['region', 'phase', 'ops', 'layers', 'source', 'FLOPs', 'bytes', 'cost per backend (alone)', 'why here']
+    var mine = fn.regions.filter(function (r) { return r.program === p; });
+    var layers = mine.some(function (r) { return r.layers; }); // a column only where named
+    ['region', 'phase', 'ops'].concat(layers ? ['layers'] : [], ['source', 'FLOPs', 'bytes', 'cost per backend (alone)', 'why here'])
       .forEach(function (t) { head.appendChild(el('th', t, 'l')); });
     table.appendChild(head);
-    fn.regions.forEach(function (r) {
-      if (r.program !== p) return;
+    mine.forEach(function (r) {
       var row = el('tr');
-      [ 'r' + r.id, r.phase, r.ops, r.layers, r.source, r.flops, r.bytes ].forEach(function (t) { cell(row, t || ''); });
+      ['r' + r.id, r.phase, r.ops].concat(layers ? [r.layers] : [], [r.source, r.flops, r.bytes])
+        .forEach(function (t) { cell(row, t || ''); });
       cell(row, Object.keys(r.costs || {}).map(function (b) {
         var c = r.costs[b];
         return b + ' ' + (c.legal ? c.text : 'illegal: ' + c.reason);
