@@ -58,3 +58,14 @@ std::string hwreport::formatBytes(double b) {
     return llvm::formatv("{0:f1} KiB", b / (1 << 10));
   return llvm::formatv("{0} B", int64_t(b));
 }
+
+std::string hwreport::formatFlops(double flops) {
+  const struct {
+    double scale;
+    const char *prefix;
+  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto &unit : units)
+    if (flops >= unit.scale)
+      return llvm::formatv("{0:f1} {1}FLOP", flops / unit.scale, unit.prefix);
+  return llvm::formatv("{0} FLOP", int64_t(flops));
+}

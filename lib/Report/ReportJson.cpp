@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 using namespace hwreport;
 namespace json = llvm::json;
@@ -120,6 +121,15 @@ static void writeRegion(json::OStream &json, const RegionReport &region) {
         json.attribute("max_dim", f->maxDim);
         json.attribute("dynamic_dims", f->dynamicDims);
         json.attribute("has_loops", f->hasLoops);
+      });
+    // Optional in version 4 (older reports lack it): its ops by name.
+    if (!region.ops.empty())
+      json.attributeArray("ops", [&] {
+        for (const auto &[name, count] : region.ops)
+          json.object([&] {
+            json.attribute("op", name);
+            json.attribute("count", count);
+          });
       });
   });
 }
@@ -337,6 +347,10 @@ public:
       features.hasLoops = f->getBoolean("has_loops").value_or(false);
       r.features = features;
     }
+    if (const json::Array *ops = o.getArray("ops"))
+      for (const json::Value &op : *ops)
+        if (const json::Object *entry = op.getAsObject())
+          r.ops.push_back({text(*entry, "op"), integer(*entry, "count")});
     return r;
   }
 
@@ -393,6 +407,15 @@ public:
     });
     each("regions",
          [&](const json::Object &r) { f.regions.push_back(region(r)); });
+    // A program's nodes are its regions' places in `regions` (the IR side
+    // fills them; here they are found again by id).
+    std::map<int64_t, unsigned> place;
+    for (auto [i, r] : llvm::enumerate(f.regions))
+      place[r.id] = i;
+    for (ProgramReport &p : f.programs)
+      for (int64_t id : p.regions)
+        if (auto it = place.find(id); it != place.end())
+          p.nodes.push_back(it->second);
     each("boundaries", [&](const json::Object &b) {
       BoundaryReport boundary;
       const json::Value *from = b.get("from"), *to = b.get("to");

@@ -1,9 +1,9 @@
 //===- Page.cpp - the page and its tables ---------------------------------===//
 //
-// Server-side HTML (the headline, the legend, the graph, every function's
-// totals and programs) so that the page reads without its script; the
-// embedded script adds the details of a program's regions on click from the
-// embedded JSON, using DOM text nodes only.
+// Server-side HTML (the headline, the legend, the programs and timeline,
+// every function's totals and programs) so that the page reads without its
+// script; the embedded script shows a program's regions next to what was
+// clicked from the embedded JSON, using DOM text nodes only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,35 +69,60 @@ std::string alternatives(const ProgramReport &program) {
   return llvm::join(parts, "; ");
 }
 
-/// The data the script reads: per function its programs and (up to
-/// kMaxDetailedRegions) regions.
+/// A region as the script shows it: readable names, FLOPs and bytes in
+/// units, its cost on every backend.
+json::Value regionData(const RegionReport &region, const RegionNames &names) {
+  json::Object costs;
+  for (const BackendCost &cost : region.costs)
+    costs[hwcore::backendName(cost.backend)] =
+        json::Object{{"legal", cost.legal},
+                     {"text", secondsText(cost.legal ? cost.seconds : NAN)},
+                     {"reason", cost.legal ? std::string() : cost.text}};
+  const std::optional<RegionFeatures> &fe = region.features;
+  return json::Object{
+      {"id", region.id},
+      {"program", region.program},
+      {"phase", region.phase ? hwcore::phaseName(*region.phase) : ""},
+      {"layers", names.layers},
+      {"source", names.source},
+      {"ops", names.ops},
+      {"flops", formatFlops(fe ? double(fe->flops) : 0)},
+      {"bytes", formatBytes(fe ? double(fe->bytesRead + fe->bytesWritten) : 0)},
+      {"costs", std::move(costs)},
+      {"explanation", region.explanation}};
+}
+
+/// The data the script reads: per function its programs (with their
+/// boundaries) and (up to kMaxDetailedRegions) regions.
 json::Value scriptData(const PartitionReport &report) {
   json::Array out;
   for (const FunctionReport &f : report.functions) {
+    std::vector<RegionNames> names = regionNames(f);
     json::Array programs, regions;
-    for (const ProgramReport &program : f.programs)
+    for (const ProgramReport &program : f.programs) {
+      ProgramNames p = programNames(f, program, names);
+      json::Array boundaries;
+      for (const BoundaryReport &b : f.boundaries)
+        if (b.from == program.id || b.to == program.id)
+          boundaries.push_back(json::Object{
+              {"from", b.from},
+              {"to", b.to},
+              {"bytes", formatBytes(double(b.bytes))},
+              {"seconds", b.seconds > 0 ? secondsText(b.seconds) : ""}});
       programs.push_back(
           json::Object{{"backend", hwcore::backendName(program.backend)},
-                       {"description", program.description}});
-    for (const RegionReport &region : f.regions) {
+                       {"description", program.description},
+                       {"time", secondsText(program.seconds)},
+                       {"phase", programPhases(f, program)},
+                       {"layers", p.layers},
+                       {"ops", p.ops},
+                       {"regions", int64_t(program.regions.size())},
+                       {"boundaries", std::move(boundaries)}});
+    }
+    for (auto [region, name] : llvm::zip(f.regions, names)) {
       if (regions.size() >= kMaxDetailedRegions)
         break;
-      json::Object costs;
-      for (const BackendCost &cost : region.costs)
-        costs[hwcore::backendName(cost.backend)] =
-            json::Object{{"legal", cost.legal},
-                         {"text", secondsText(cost.legal ? cost.seconds : NAN)},
-                         {"reason", cost.legal ? std::string() : cost.text}};
-      const std::optional<RegionFeatures> &fe = region.features;
-      regions.push_back(json::Object{
-          {"id", region.id},
-          {"program", region.program},
-          {"phase", region.phase ? hwcore::phaseName(*region.phase) : ""},
-          {"location", region.location},
-          {"flops", fe ? fe->flops : 0},
-          {"bytes", fe ? fe->bytesRead + fe->bytesWritten : 0},
-          {"costs", std::move(costs)},
-          {"explanation", region.explanation}});
+      regions.push_back(regionData(region, name));
     }
     out.push_back(json::Object{{"name", f.name},
                                {"programs", std::move(programs)},
@@ -151,10 +176,8 @@ void writeHead(const PartitionReport &report, llvm::raw_ostream &os) {
     os << "<span class=\"swatch\" style=\"background:"
        << hwcore::backendColor(backend) << "\"></span>"
        << hwcore::backendName(backend);
-  os << "<span class=\"swatch\" style=\"background:" << hwcore::kHostColor
-     << "\"></span>host (the function's arguments and results) &nbsp; <span "
-        "style=\"color:#d62828\">&#8212;</span> a boundary between backends "
-        "(copy, conversion, sync)</div>\n";
+  os << " &nbsp; <span style=\"color:#d62828\">&#8212;</span> a boundary "
+        "between backends on the timeline (copy, conversion, sync)</div>\n";
 }
 
 /// The value a strategy is ranked by under the function's objective.
@@ -234,37 +257,6 @@ void writeHeadline(size_t index, const FunctionReport &f,
                       f.gapPercent);
 }
 
-/// The graph of every function, or why there is none.
-void writeGraph(const HtmlReportInput &input, llvm::raw_ostream &os) {
-  size_t totalPrograms = 0;
-  for (const FunctionReport &f : input.partition.functions)
-    totalPrograms += f.programs.size();
-  std::string graphNote, svg;
-  if (totalPrograms > input.maxGraphPrograms) {
-    graphNote = llvm::formatv("The graph has {0} programs, more than the {1} "
-                              "this page draws; the tables below list every "
-                              "program.",
-                              totalPrograms, input.maxGraphPrograms);
-  } else {
-    llvm::Expected<std::string> rendered =
-        renderGraphviz(programGraph(input.partition), input.dotProgram);
-    if (rendered)
-      svg = std::move(*rendered);
-    else
-      graphNote = "No graph: " + llvm::toString(rendered.takeError());
-  }
-  os << "<h2>The step, program by program</h2>\n<p class=\"note\">One node "
-        "per program (the unit the chip launches), coloured by its backend, "
-        "with its predicted time, its regions and their training phases. "
-        "Click a program (or its row below) for its regions: features, cost "
-        "on every backend and the rule that placed them.</p>\n";
-  if (!svg.empty())
-    os << "<div class=\"graph\" id=\"graph\">" << svg << "</div>\n";
-  else
-    os << "<p class=\"bad\" id=\"graph-missing\">" << escapeHtml(graphNote)
-       << "</p>\n";
-}
-
 /// Every strategy's time and energy, the lower bound, the energy split.
 void writeTotals(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
   os << "<table id=\"totals-" << index
@@ -304,7 +296,7 @@ void writeTotals(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
      << ".</p>\n";
 }
 
-/// One row per program; a click shows its regions.
+/// One row per program; a click shows its regions next to the row.
 void writePrograms(size_t index, const FunctionReport &f,
                    llvm::raw_ostream &os) {
   os << "<table id=\"programs-" << index
@@ -332,8 +324,7 @@ void writePrograms(size_t index, const FunctionReport &f,
        << "</td><td class=\"l\">" << escapeHtml(p.binding)
        << "</td><td class=\"l\">" << escapeHtml(alternatives(p))
        << "</td></tr>\n";
-  os << "</table>\n<div class=\"details\" id=\"details-" << index
-     << "\"><p class=\"note\">Click a program for its regions.</p></div>\n";
+  os << "</table>\n";
   if (f.regions.size() > kMaxDetailedRegions)
     os << "<p class=\"note\">Details of the first " << kMaxDetailedRegions
        << " of " << f.regions.size()
@@ -348,7 +339,7 @@ void hwreport::writeHtmlReport(const HtmlReportInput &input,
   writeHead(report, os);
   for (auto [index, f] : llvm::enumerate(report.functions))
     writeHeadline(index, f, os);
-  writeGraph(input, os);
+  writeProgramView(input, os);
   for (auto [index, f] : llvm::enumerate(report.functions)) {
     os << "<h2>@" << escapeHtml(f.name) << "</h2>\n";
     writeTotals(index, f, os);
@@ -356,6 +347,9 @@ void hwreport::writeHtmlReport(const HtmlReportInput &input,
   }
   if (!input.run.empty())
     writeRun(input, os);
+  // The details of what was clicked, placed next to it by the script.
+  os << "<div id=\"popover\" class=\"popover\" role=\"dialog\" "
+        "hidden></div><div id=\"hover\" class=\"hover\" hidden></div>\n";
   os << "<script type=\"application/json\" id=\"hwagent-data\">"
      << scriptSafeJson(scriptData(report)) << "</script>\n<script>" << script()
      << "</script>\n</body></html>\n";

@@ -63,7 +63,7 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
   };
   std::map<std::pair<int64_t, std::string>, Stat> stats;
   std::vector<std::pair<double, double>> stepTimes, losses, accuracy;
-  std::vector<std::pair<double, std::string>> marks;
+  std::vector<std::pair<double, std::string>> marks, epochs;
   for (const json::Value &v : input.run) {
     const json::Object *r = v.getAsObject();
     if (!r)
@@ -80,8 +80,14 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
     } else if (type == "step") {
       stepTimes.push_back({step, number(*r, "step_seconds") * 1e3});
       losses.push_back({step, number(*r, "loss", NAN)});
-    } else if (type == "eval") {
-      accuracy.push_back({step, 100 * number(*r, "val_accuracy", NAN)});
+    } else if (type == "eval" || type == "epoch") {
+      // The trainer evaluates at the end of every epoch (docs/training.md).
+      if (type == "eval")
+        accuracy.push_back({step, 100 * number(*r, "val_accuracy", NAN)});
+      if (std::optional<double> epoch = r->getNumber("epoch"))
+        if (epochs.empty() || epochs.back().first != step)
+          epochs.push_back(
+              {step, "end of epoch " + std::to_string(int64_t(*epoch))});
     } else if (type == "repartition" &&
                r->getBoolean("applied").value_or(false)) {
       marks.push_back({step, "re-partition"});
@@ -97,13 +103,20 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
                          1.0 / std::max(number(*r, "speed_factor", 1), 1e-9))});
     }
   }
+  os << "<p class=\"toolbar\"><label>Smoothing (exponential moving "
+        "average, as TensorBoard's) <input type=\"range\" id=\"smoothing\" "
+        "min=\"0\" max=\"0.99\" step=\"0.01\" value=\"0\"> <span "
+        "id=\"smoothing-value\">0.00</span></label> <span class=\"note\">"
+        "Red: re-partitions and other events; dotted: epoch ends.</span></p>\n";
   os << lineChart("step-time-chart",
                   "Step time per step (as the target would run it)", "ms",
-                  stepTimes, marks);
-  os << "\n" << lineChart("loss-chart", "Training loss", "", losses, {});
+                  stepTimes, marks, epochs);
+  os << "\n"
+     << lineChart("loss-chart", "Training loss", "", losses, marks, epochs);
   if (!accuracy.empty())
     os << "\n"
-       << lineChart("accuracy-chart", "Validation accuracy", "%", accuracy, {});
+       << lineChart("accuracy-chart", "Validation accuracy", "%", accuracy,
+                    marks, epochs);
   os << "\n<h3>Predicted against measured, per program</h3>\n"
         "<table id=\"run-programs\"><tr><th>program</th><th "
         "class=\"l\">backend</th><th>executions</th><th>mean time</th><th "

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HwAgent/Report/Format.h"
 #include "HwAgent/Report/PartitionReport.h"
 
 #include "llvm/Support/JSON.h"
@@ -65,6 +66,7 @@ PartitionReport sample() {
   region.location = "loc(\"x.mlir\":3:4)";
   region.phase = hwcore::Phase::backward;
   region.features = RegionFeatures{1000, 64, 32, 0, 0, 8, 16, 0, false};
+  region.ops = {{"linalg.matmul", 2}, {"func.call @f", 1}};
   f.regions.push_back(region);
   f.regions.push_back(region);
   f.regions.back().id = 1;
@@ -87,9 +89,20 @@ TEST(Report, JsonReadsBackIntoTheSameModel) {
   llvm::Expected<PartitionReport> read = readJson(*parsed);
   ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
   EXPECT_EQ(json(*read), written);
+  // The ops by name, and each program's region nodes found again by id.
+  EXPECT_EQ(read->functions[0].regions[0].ops.size(), 2u);
+  EXPECT_EQ(read->functions[0].programs[0].nodes,
+            (std::vector<unsigned>{0, 1}));
   // An illegal strategy is null in JSON and infinite in the model.
   EXPECT_TRUE(
       std::isinf(read->functions[0].totals(hwcore::Strategy::ane)->seconds));
+}
+
+TEST(Report, FlopsReadInDecimalUnits) {
+  EXPECT_EQ(formatFlops(38663094272.0), "38.7 GFLOP");
+  EXPECT_EQ(formatFlops(462.4e6), "462.4 MFLOP");
+  EXPECT_EQ(formatFlops(1.5e12), "1.5 TFLOP");
+  EXPECT_EQ(formatFlops(12), "12 FLOP");
 }
 
 TEST(Report, NonFiniteNumbersAreValidJsonAndReadBackInfinite) {

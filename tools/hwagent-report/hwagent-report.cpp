@@ -27,14 +27,11 @@ static cl::opt<std::string>
             cl::init(""), cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("The page to write"),
                                    cl::Required, cl::cat(category));
-static cl::opt<std::string>
-    dotProgram("dot-program",
-               cl::desc("Graphviz's dot (default: 'dot' on PATH)"),
-               cl::init(""), cl::cat(category));
-static cl::opt<unsigned>
-    maxGraphPrograms("max-graph-programs",
-                     cl::desc("Draw the graph only up to this many programs"),
-                     cl::init(hwreport::kMaxGraphPrograms), cl::cat(category));
+static cl::opt<unsigned> maxGraphPrograms(
+    "max-graph-programs",
+    cl::desc("Draw the programs and the timeline only up to this "
+             "many programs"),
+    cl::init(hwreport::kMaxGraphPrograms), cl::cat(category));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -44,7 +41,6 @@ int main(int argc, char **argv) {
                               "hwagent-report: one self-contained HTML page of "
                               "a partition and a run\n");
   hwreport::HtmlReportInput page;
-  page.dotProgram = dotProgram;
   page.maxGraphPrograms = maxGraphPrograms;
   if (!hwreport::writeRunReport(output, reportPath, logPath, std::move(page),
                                 errs()))

@@ -80,6 +80,32 @@ static rp::RegionFeatures featuresOf(FeaturesAttr features) {
   return f;
 }
 
+/// The region's ops by name (RegionReport::ops): its body's top-level ops,
+/// a callee named after its op, constants and empty tensors left out.
+static std::vector<std::pair<std::string, int64_t>> opsOf(RegionOp region) {
+  std::vector<std::pair<std::string, int64_t>> ops;
+  for (Operation &op : region.getBody().front()) {
+    if (op.hasTrait<OpTrait::IsTerminator>() ||
+        op.hasTrait<OpTrait::ConstantLike>() ||
+        op.getName().getStringRef() == "tensor.empty")
+      continue;
+    std::string name = op.getName().getStringRef().str();
+    if (Attribute callee = op.getAttr("callee")) {
+      if (auto symbol = dyn_cast<SymbolRefAttr>(callee))
+        name += " @" + symbol.getLeafReference().str();
+      else if (auto text = dyn_cast<StringAttr>(callee))
+        name += " " + text.str();
+    }
+    auto it =
+        llvm::find_if(ops, [&](const auto &e) { return e.first == name; });
+    if (it == ops.end())
+      ops.push_back({name, 1});
+    else
+      ++it->second;
+  }
+  return ops;
+}
+
 static rp::RegionReport describeRegion(const FunctionPartition &p,
                                        const cm::StepPlan &plan, unsigned node,
                                        StructuralHasher &hasher,
@@ -108,6 +134,7 @@ static rp::RegionReport describeRegion(const FunctionPartition &p,
     r.phase = static_cast<cm::Phase>(features.getPhase());
     r.features = featuresOf(features);
   }
+  r.ops = opsOf(region);
   return r;
 }
 

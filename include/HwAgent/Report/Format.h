@@ -28,6 +28,9 @@ std::string formatObjective(hwcore::Objective objective, double value);
 std::string formatScaled(double v, const char *unit, int digits);
 /// "1.5 MiB", "3.0 KiB", "12 B".
 std::string formatBytes(double b);
+/// Floating-point operations as "38.7 GFLOP", "512.0 MFLOP", "3.2 kFLOP"
+/// or "12 FLOP" (decimal prefixes, as FLOP counts are quoted).
+std::string formatFlops(double flops);
 
 } // namespace hwreport
 

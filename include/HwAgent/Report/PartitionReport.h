@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hwreport {
@@ -83,6 +84,11 @@ struct RegionReport {
   std::string location;
   std::optional<hwcore::Phase> phase;
   std::optional<RegionFeatures> features;
+  /// Its ops by name, in order of first appearance, with their counts
+  /// ("linalg.conv_2d_nchw_fchw", 1); a call names its callee
+  /// ("func.call @Unknown3"). Constants, empty tensors and the terminator
+  /// are left out: they say nothing about the work.
+  std::vector<std::pair<std::string, int64_t>> ops;
 };
 
 /// Data between two programs (-1: the host), summed per ordered pair.
@@ -153,8 +159,9 @@ llvm::Expected<PartitionReport> readJson(const llvm::json::Value &value);
 /// The region graph in DOT (`dot=`): one cluster per function and per
 /// program, regions coloured by backend, boundaries in red.
 void writeRegionGraph(const PartitionReport &report, llvm::raw_ostream &os);
-/// The program-level graph the HTML page draws: one node per program (id
-/// "prog-<function>-<program>") and the host, one edge per boundary.
+/// The program-level graph in DOT: one node per program (id
+/// "prog-<function>-<program>") and the host, one edge per boundary. (The
+/// HTML page lays out its own view and no longer draws this.)
 std::string programGraph(const PartitionReport &report);
 /// The phases of a program's regions ("forward, backward").
 std::string programPhases(const FunctionReport &f,

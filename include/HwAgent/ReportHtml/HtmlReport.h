@@ -1,9 +1,10 @@
 //===- HtmlReport.h - one self-contained HTML page of a partition -*- C++ -*-//
 //
 // The page people look at (docs/report.md), written from the partition
-// report model (HwAgent/Report/PartitionReport.h): the step graph with
-// programs coloured by backend and boundaries marked, drawn by Graphviz
-// (`dot -Tsvg` here, in the report writer, inlined), per-program tables,
+// report model (HwAgent/Report/PartitionReport.h): the step's programs
+// grouped by phase and searchable, a timeline of one step per backend with
+// the boundaries drawn (both laid out here, no layout program), per-program
+// tables,
 // the totals against the lower bound and the other strategies and, after a
 // run, predicted against measured per program, the step-time curve with
 // events and re-partitions, and the loss. Everything is inlined (no
@@ -12,8 +13,9 @@
 // page's script reads is embedded as JSON it parses (never markup).
 //
 // Split by job: Page.cpp (the page and its tables), Charts.cpp (SVG line
-// charts), Graph.cpp (the program graph and Graphviz), Assets.cpp (style
-// and script), Run.cpp (the run's section and pages of saved files).
+// charts), Graph.cpp (the program cards and the timeline), Names.cpp
+// (layers, sources and op kinds a person reads), Assets.cpp (style and
+// script), Run.cpp (the run's section and pages of saved files).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,8 +34,8 @@
 
 namespace hwreport {
 
-/// The most programs the page draws as a graph by default; above it the
-/// page says so and keeps the tables.
+/// The most programs the page draws (cards and timeline) by default; above
+/// it the page says so and keeps the tables.
 constexpr size_t kMaxGraphPrograms = 2000;
 /// The most regions whose details the page embeds per function (the JSON
 /// report has all of them).
@@ -48,22 +50,16 @@ struct HtmlReportInput {
   /// Figures of the run the log does not hold (regret, ...), shown as
   /// given: name -> text.
   std::vector<std::pair<std::string, std::string>> runSummary;
-  /// Graphviz's `dot` (empty: looked up on PATH).
-  std::string dotProgram;
-  /// The most programs drawn as a graph.
+  /// The most programs drawn as cards and on the timeline.
   size_t maxGraphPrograms = kMaxGraphPrograms;
 };
 
-/// Writes the page. A graph Graphviz cannot draw (not installed, too
-/// large) is said on the page.
+/// Writes the page. A step with more than maxGraphPrograms programs is
+/// said on the page instead of drawn.
 void writeHtmlReport(const HtmlReportInput &input, llvm::raw_ostream &os);
 
 /// `text` with &, <, >, " and ' replaced by entities.
 std::string escapeHtml(llvm::StringRef text);
-
-/// SVG of `dot` drawn by Graphviz, or an error saying why not.
-llvm::Expected<std::string> renderGraphviz(llvm::StringRef dot,
-                                           llvm::StringRef dotProgram = "");
 
 /// Reads the partition report at `reportPath` and the session log at
 /// `logPath` (empty: no run) into `input` (its summary rows, the name it

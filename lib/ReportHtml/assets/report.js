@@ -1,72 +1,246 @@
-// Shows a program's regions on click (graph node or table row) from the
-// embedded data, with text nodes only; embedded at build time.
+// The report page's script (docs/report.md), embedded at build time: a
+// program's details next to what was clicked (card, timeline bar or table
+// row), a hover line, search, regrouping and collapsing of the cards, the
+// timeline's zoom and the run charts' smoothing. Text nodes only.
 (function () {
   var data = JSON.parse(document.getElementById('hwagent-data').textContent);
-  function cell(row, text, left) {
-    var td = document.createElement('td');
-    td.textContent = text;
-    if (left) td.className = 'l';
-    row.appendChild(td);
+  var popover = document.getElementById('popover');
+  var hover = document.getElementById('hover');
+  var current = null; // what the open details belong to
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
   }
-  function show(f, p) {
-    var fn = data.functions[f];
-    var panel = document.getElementById('details-' + f);
-    if (!fn || !panel) return;
-    while (panel.firstChild) panel.removeChild(panel.firstChild);
-    var program = fn.programs[p];
-    var h = document.createElement('h3');
-    h.textContent = program ? program.description : 'program ' + p;
-    panel.appendChild(h);
-    var table = document.createElement('table');
-    table.className = 'regions';
-    var head = document.createElement('tr');
-    ['region', 'phase', 'location', 'FLOPs', 'bytes', 'cost per backend (alone)', 'why here'].forEach(function (t) {
-      var th = document.createElement('th'); th.textContent = t; th.className = 'l'; head.appendChild(th);
+  function cell(row, text) { row.appendChild(el('td', text, 'l')); }
+  function programTitle(f, p) {
+    var pr = data.functions[f].programs[p];
+    if (!pr) return 'program ' + p;
+    return '#' + p + ' on ' + pr.backend + ', ' + pr.time +
+      (pr.phase ? ', ' + pr.phase : '') + ', ' + pr.regions + (pr.regions === 1 ? ' region' : ' regions');
+  }
+  function name(p) { return p < 0 ? 'the host' : '#' + p; }
+
+  // The details: the program, its boundaries and its regions.
+  function fill(f, p) {
+    var fn = data.functions[f], pr = fn.programs[p];
+    while (popover.firstChild) popover.removeChild(popover.firstChild);
+    var close = el('button', '\u00d7', 'close');
+    close.type = 'button';
+    close.setAttribute('aria-label', 'close');
+    close.addEventListener('click', hide);
+    popover.appendChild(close);
+    popover.appendChild(el('h3', programTitle(f, p)));
+    if (!pr) return;
+    if (pr.ops) popover.appendChild(el('p', 'Ops: ' + pr.ops));
+    if (pr.layers) popover.appendChild(el('p', 'Layers: ' + pr.layers));
+    popover.appendChild(el('p', pr.description, 'note'));
+    var flows = pr.boundaries.map(function (b) {
+      return (b.to === p ? 'in from ' + name(b.from) : 'out to ' + name(b.to)) + ' ' + b.bytes +
+        (b.seconds ? ' (' + b.seconds + ')' : '');
     });
+    if (flows.length) popover.appendChild(el('p', 'Boundaries: ' + flows.join('; ')));
+    var table = el('table', undefined, 'regions'), head = el('tr'), shown = 0;
+    var mine = fn.regions.filter(function (r) { return r.program === p; });
+    var layers = mine.some(function (r) { return r.layers; }); // a column only where named
+    ['region', 'phase', 'ops'].concat(layers ? ['layers'] : [], ['source', 'FLOPs', 'bytes', 'cost per backend (alone)', 'why here'])
+      .forEach(function (t) { head.appendChild(el('th', t, 'l')); });
     table.appendChild(head);
-    var shown = 0;
-    fn.regions.forEach(function (r) {
-      if (r.program !== p) return;
-      var row = document.createElement('tr');
-      cell(row, 'r' + r.id, true);
-      cell(row, r.phase || '', true);
-      cell(row, r.location || '', true);
-      cell(row, String(r.flops || 0));
-      cell(row, String(r.bytes || 0));
-      var costs = [];
-      Object.keys(r.costs || {}).forEach(function (b) {
+    mine.forEach(function (r) {
+      var row = el('tr');
+      ['r' + r.id, r.phase, r.ops].concat(layers ? [r.layers] : [], [r.source, r.flops, r.bytes])
+        .forEach(function (t) { cell(row, t || ''); });
+      cell(row, Object.keys(r.costs || {}).map(function (b) {
         var c = r.costs[b];
-        costs.push(b + ' ' + (c.legal ? c.text : 'illegal: ' + c.reason));
-      });
-      cell(row, costs.join('; '), true);
-      cell(row, r.explanation || '', true);
+        return b + ' ' + (c.legal ? c.text : 'illegal: ' + c.reason);
+      }).join('; '));
+      cell(row, r.explanation || '');
       table.appendChild(row);
       ++shown;
     });
-    panel.appendChild(table);
-    if (!shown) {
-      var note = document.createElement('p');
-      note.className = 'note';
-      note.textContent = 'Region details are not embedded for this program (see the JSON report).';
-      panel.appendChild(note);
-    }
-    document.querySelectorAll('tr.selected').forEach(function (tr) { tr.classList.remove('selected'); });
-    var tr = document.querySelector('tr[data-function="' + f + '"][data-program="' + p + '"]');
-    if (tr) tr.classList.add('selected');
+    if (shown) popover.appendChild(table);
+    else popover.appendChild(el('p', 'Region details are not embedded for this program (see the JSON report).', 'note'));
   }
-  document.querySelectorAll('g.node').forEach(function (g) {
-    var m = /^prog-(\d+)-(\d+)$/.exec(g.id);
-    if (!m) return;
-    g.classList.add('program');
-    g.addEventListener('click', function () { show(+m[1], +m[2]); });
+  // Next to the anchor: right of it, else left, else below; always inside
+  // the viewport (the popover scrolls when taller).
+  function place(anchor) {
+    var r = anchor.getBoundingClientRect(), vw = window.innerWidth, vh = window.innerHeight;
+    var w = popover.offsetWidth, h = popover.offsetHeight, gap = 8, x, y;
+    if (r.right + gap + w <= vw - gap) x = r.right + gap;
+    else if (r.left - gap - w >= gap) x = r.left - gap - w;
+    else x = Math.max(gap, Math.min(r.left, vw - w - gap));
+    var beside = x >= r.right || x + w <= r.left;
+    y = beside ? r.top : r.bottom + gap;
+    if (!beside && y + h > vh - gap && r.top - gap - h >= gap) y = r.top - gap - h;
+    y = Math.max(gap, Math.min(y, vh - h - gap));
+    popover.style.left = Math.round(x) + 'px';
+    popover.style.top = Math.round(y) + 'px';
+  }
+  function hide() {
+    popover.hidden = true;
+    document.querySelectorAll('.selected').forEach(function (e) { e.classList.remove('selected'); });
+  }
+  function show(f, p, anchor) {
+    if (!data.functions[f]) return;
+    hide();
+    fill(f, p);
+    popover.hidden = false;
+    document.querySelectorAll('[data-function="' + f + '"][data-program="' + p + '"]').forEach(function (e) {
+      if (e.classList.contains('prog') || e.classList.contains('bar') || e.tagName === 'TR') e.classList.add('selected');
+    });
+    current = anchor;
+    place(anchor);
+    popover.setAttribute('data-function', f);
+    popover.setAttribute('data-program', p);
+  }
+  function clickable(e) {
+    e.addEventListener('click', function (ev) {
+      ev.stopPropagation();
+      show(+e.getAttribute('data-function'), +e.getAttribute('data-program'), e);
+    });
+  }
+  document.querySelectorAll('.prog, rect.bar, rect.xfer, tr[data-program]').forEach(clickable);
+  document.querySelectorAll('.prog').forEach(function (e) {
+    e.addEventListener('keydown', function (ev) { if (ev.key === 'Enter') e.click(); });
   });
-  document.querySelectorAll('tr[data-program]').forEach(function (tr) {
-    tr.addEventListener('click', function () {
-      show(+tr.getAttribute('data-function'), +tr.getAttribute('data-program'));
+  document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') hide(); });
+  document.addEventListener('click', function (ev) { if (!popover.contains(ev.target)) hide(); });
+  // The details follow what they belong to (kept inside the viewport).
+  window.addEventListener('scroll', function () { if (!popover.hidden && current) place(current); }, { passive: true });
+
+  // One line on hover, next to the pointer.
+  document.querySelectorAll('.prog, rect.bar, rect.xfer').forEach(function (e) {
+    e.addEventListener('mousemove', function (ev) {
+      var f = +e.getAttribute('data-function'), p = +e.getAttribute('data-program');
+      var pr = data.functions[f] && data.functions[f].programs[p];
+      hover.textContent = e.classList.contains('xfer') ? 'boundary into ' + programTitle(f, p)
+        : programTitle(f, p) + (pr && pr.ops ? ': ' + pr.ops : '') + (pr && pr.layers ? ' \u2014 ' + pr.layers : '');
+      hover.hidden = false;
+      hover.style.left = Math.min(ev.clientX + 14, window.innerWidth - hover.offsetWidth - 8) + 'px';
+      hover.style.top = Math.min(ev.clientY + 14, window.innerHeight - hover.offsetHeight - 8) + 'px';
+    });
+    e.addEventListener('mouseleave', function () { hover.hidden = true; });
+  });
+
+  // Search: every word must occur in a program's ops, layers, source,
+  // backend, phase or "#id"; the timeline dims what does not match.
+  var search = document.getElementById('graph-search'), count = document.getElementById('search-count');
+  function applySearch() {
+    var words = (search.value || '').toLowerCase().split(/\s+/).filter(Boolean), hits = 0, all = 0;
+    document.querySelectorAll('.prog').forEach(function (card) {
+      var text = card.getAttribute('data-search') || '';
+      var match = words.every(function (w) { return text.indexOf(w) >= 0; });
+      card.classList.toggle('filtered', !match);
+      var bar = document.getElementById('bar-' + card.getAttribute('data-function') + '-' + card.getAttribute('data-program'));
+      if (bar) bar.classList.toggle('dim', words.length > 0 && !match);
+      ++all; if (match) ++hits;
+    });
+    document.querySelectorAll('details.group').forEach(function (g) {
+      if (words.length) g.open = !!g.querySelector('.prog:not(.filtered)');
+    });
+    count.textContent = words.length ? hits + ' of ' + all + ' programs match' : '';
+  }
+  if (search) search.addEventListener('input', applySearch);
+
+  // Regrouping by phase or backend, in program order.
+  function regroup(key) {
+    document.querySelectorAll('.graph[data-function]').forEach(function (graph) {
+      var cards = Array.prototype.slice.call(graph.querySelectorAll('.prog'));
+      cards.sort(function (a, b) { return a.getAttribute('data-program') - b.getAttribute('data-program'); });
+      while (graph.firstChild) graph.removeChild(graph.firstChild);
+      var groups = {}, order = [];
+      cards.forEach(function (c) {
+        var k = c.getAttribute('data-' + key);
+        if (!groups[k]) { groups[k] = []; order.push(k); }
+        groups[k].push(c);
+      });
+      order.forEach(function (k) {
+        var d = el('details', undefined, 'group'), s = el('summary'), box = el('div', undefined, 'cards');
+        var ms = groups[k].reduce(function (t, c) { return t + +c.getAttribute('data-seconds'); }, 0) * 1e3;
+        d.open = true;
+        s.appendChild(el('b', k));
+        s.appendChild(document.createTextNode(': ' + groups[k].length + ' programs, ' + ms.toFixed(3) + ' ms'));
+        d.appendChild(s);
+        groups[k].forEach(function (c) { box.appendChild(c); });
+        d.appendChild(box);
+        graph.appendChild(d);
+      });
+    });
+    if (search) applySearch();
+  }
+  var groupBy = document.getElementById('group-by');
+  if (groupBy) groupBy.addEventListener('change', function () { regroup(groupBy.value); });
+  function openAll(open) { document.querySelectorAll('details.group').forEach(function (d) { d.open = open; }); }
+  var expand = document.getElementById('expand-all'), collapse = document.getElementById('collapse-all');
+  if (expand) expand.addEventListener('click', function () { openAll(true); });
+  if (collapse) collapse.addEventListener('click', function () { openAll(false); });
+
+  // The timeline's zoom: x from each element's times, the scroll kept on
+  // the point under the pointer.
+  function zoom(f, factor, atX) {
+    var box = document.getElementById('timeline-' + f);
+    if (!box) return;
+    var svg = box.querySelector('svg'), base = +svg.getAttribute('data-scale');
+    var z = factor === 0 ? 1 : Math.max(1, Math.min(400, (+svg.getAttribute('data-zoom') || 1) * factor));
+    var old = +svg.getAttribute('data-zoom') || 1, at = atX === undefined ? box.clientWidth / 2 : atX;
+    var t = (box.scrollLeft + at) / (base * old), s = base * z;
+    svg.setAttribute('data-zoom', z);
+    svg.setAttribute('width', +svg.getAttribute('data-width') * z);
+    svg.querySelectorAll('[data-t0]').forEach(function (e) {
+      var t0 = +e.getAttribute('data-t0'), t1 = e.getAttribute('data-t1');
+      if (e.tagName === 'rect') { e.setAttribute('x', t0 * s); e.setAttribute('width', Math.max((+t1 - t0) * s, 1)); }
+      else if (e.tagName === 'line') { e.setAttribute('x1', t0 * s); e.setAttribute('x2', +t1 * s); }
+      else e.setAttribute('x', t0 * s);
+    });
+    box.scrollLeft = t * s - at;
+  }
+  document.querySelectorAll('button[data-zoom]').forEach(function (b) {
+    b.addEventListener('click', function () {
+      var how = b.getAttribute('data-zoom');
+      zoom(+b.getAttribute('data-function'), how === 'in' ? 2 : how === 'out' ? 0.5 : 0);
     });
   });
-  // #show-<function>-<program> opens that program's details.
+  document.querySelectorAll('.timeline').forEach(function (box) {
+    box.addEventListener('wheel', function (ev) {
+      if (!ev.ctrlKey) return;
+      ev.preventDefault();
+      zoom(+box.id.split('-')[1], ev.deltaY < 0 ? 1.25 : 0.8, ev.clientX - box.getBoundingClientRect().left);
+    }, { passive: false });
+  });
+
+  // Smoothing as TensorBoard's: a debiased exponential moving average of
+  // the raw series (drawn faint), on the chart's pixel coordinates, which
+  // are an affine map of the values.
+  var slider = document.getElementById('smoothing'), sliderValue = document.getElementById('smoothing-value');
+  function smooth() {
+    var a = slider ? +slider.value : 0;
+    if (sliderValue) sliderValue.textContent = a.toFixed(2);
+    document.querySelectorAll('svg.chart').forEach(function (svg) {
+      var raw = svg.querySelector('polyline.raw'), line = svg.querySelector('polyline.smooth');
+      if (!raw || !line) return;
+      var last = 0, n = 0, out = [];
+      raw.getAttribute('points').trim().split(/\s+/).forEach(function (pt) {
+        var xy = pt.split(',');
+        last = last * a + (1 - a) * +xy[1];
+        ++n;
+        out.push(xy[0] + ',' + (last / (1 - Math.pow(a, n))).toFixed(1));
+      });
+      line.setAttribute('points', out.join(' '));
+      raw.classList.toggle('faint', a > 0);
+    });
+  }
+  if (slider) { slider.addEventListener('input', smooth); smooth(); }
+
+  // #show-<function>-<program> opens that program's details on load.
   var m = /^#show-(\d+)-(\d+)$/.exec(window.location.hash);
-  if (m) show(+m[1], +m[2]);
+  if (m) {
+    var anchor = document.getElementById('prog-' + m[1] + '-' + m[2]) ||
+      document.querySelector('tr[data-function="' + m[1] + '"][data-program="' + m[2] + '"]');
+    if (anchor) {
+      anchor.scrollIntoView({ block: 'center' });
+      show(+m[1], +m[2], anchor);
+    }
+  }
   document.body.setAttribute('data-report-ready', '1');
 })();
