@@ -339,10 +339,16 @@ private:
   dnnl::convolution_backward_data primitive;
 };
 
-std::atomic<int> &enabledFlag() {
+/// HWAGENT_CONV_PRIMITIVES: 0 (none), 1 (the default), all (dense weight
+/// gradients too).
+std::atomic<int> &modeFlag() {
   static std::atomic<int> flag([] {
     const char *v = std::getenv("HWAGENT_CONV_PRIMITIVES");
-    return v && std::strcmp(v, "0") == 0 ? 0 : 1;
+    if (v && std::strcmp(v, "0") == 0)
+      return static_cast<int>(ConvolutionPrimitives::None);
+    if (v && std::strcmp(v, "all") == 0)
+      return static_cast<int>(ConvolutionPrimitives::All);
+    return static_cast<int>(ConvolutionPrimitives::Default);
   }());
   return flag;
 }
@@ -356,6 +362,14 @@ hwagent_rt::kernels::makeConvolution(const ConvolutionForm &form,
   (void)threads; // The caller set OpenMP's count; oneDNN sizes by it.
   Described d;
   if (!describe(form, ops, extents, d))
+    return nullptr;
+  // A dense weight gradient stays with the packed SGEMMs: in the mid CNN's
+  // step (1 thread, 2026-12-07) oneDNN 2.6's jit:avx2 backward-weights took
+  // 13.7-17.1 ms per call of its 3x3 64->64 layer where the SGEMMs took
+  // 9.3-11.4 (docs/cpu-backend.md); grouped and depthwise ones, which are
+  // no GEMM, go to oneDNN (0.1 ms against 1.7-2.0).
+  if (form.kind == ConvolutionForm::Kind::WeightGradient && d.groups == 1 &&
+      convolutionPrimitives() != ConvolutionPrimitives::All)
     return nullptr;
   try {
     switch (form.kind) {
@@ -372,10 +386,11 @@ hwagent_rt::kernels::makeConvolution(const ConvolutionForm &form,
   }
 }
 
-bool hwagent_rt::kernels::convolutionPrimitivesEnabled() {
-  return enabledFlag().load(std::memory_order_relaxed) != 0;
+ConvolutionPrimitives hwagent_rt::kernels::convolutionPrimitives() {
+  return static_cast<ConvolutionPrimitives>(
+      modeFlag().load(std::memory_order_relaxed));
 }
 
-void hwagent_rt::kernels::setConvolutionPrimitivesEnabled(bool enabled) {
-  enabledFlag().store(enabled ? 1 : 0, std::memory_order_relaxed);
+void hwagent_rt::kernels::setConvolutionPrimitives(ConvolutionPrimitives mode) {
+  modeFlag().store(static_cast<int>(mode), std::memory_order_relaxed);
 }

@@ -231,7 +231,7 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
     omp_set_num_threads(threads);
     current = threads;
   }
-  if (p.convolution && convolutionPrimitivesEnabled()) {
+  if (p.convolution && convolutionPrimitives() != ConvolutionPrimitives::None) {
     auto [entry, inserted] = p.convolutionKernels.try_emplace(threads);
     if (inserted)
       entry->second = makeConvolution(*p.convolution, ops, extents, threads);

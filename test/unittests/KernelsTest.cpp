@@ -247,22 +247,28 @@ TEST(Kernels, LargeBlockedContraction) {
   // with oneDNN's convolution primitives off.
   Tensor dy({64, 2, 1024}, rng), x({64, 100, 1026}, rng),
       dw({2, 100, 3}, rng, true);
-  hwagent_rt::kernels::setConvolutionPrimitivesEnabled(false);
+  hwagent_rt::kernels::setConvolutionPrimitives(
+      hwagent_rt::kernels::ConvolutionPrimitives::None);
   hwagent_kernels_reset_stats();
   check({2, 100, 3, 64, 1024}, dy, {dim(3), dim(0), dim(4)}, x,
         {dim(3), dim(1), sum(4, 2)}, dw, {dim(0), dim(1), dim(2)});
   EXPECT_EQ(lastKernel(), "SGEMM");
-  hwagent_rt::kernels::setConvolutionPrimitivesEnabled(true);
-  // oneDNN's backward-weights kernel sums the 65,536 products per element
-  // in f32 in longer runs than the blocked SGEMM: measured 3.6e-4 relative
-  // to the double reference, within f32's bound for a sum this long
-  // (65,536 x 2^-24 = 3.9e-3).
+  // The default keeps dense weight gradients on the SGEMMs too (checked in
+  // ConvolutionsRunAsOneDnnPrimitives); All sends them to oneDNN's
+  // backward-weights kernel, which sums the 65,536 products per element in
+  // f32 in longer runs than the blocked SGEMM: measured 3.6e-4 relative to
+  // the double reference, within f32's bound for a sum this long (65,536 x
+  // 2^-24 = 3.9e-3).
+  hwagent_rt::kernels::setConvolutionPrimitives(
+      hwagent_rt::kernels::ConvolutionPrimitives::All);
   std::fill(dw.data.begin(), dw.data.end(), 0.0f);
   hwagent_kernels_reset_stats();
   check({2, 100, 3, 64, 1024}, dy, {dim(3), dim(0), dim(4)}, x,
         {dim(3), dim(1), sum(4, 2)}, dw, {dim(0), dim(1), dim(2)}, nullptr,
         2e-3);
   EXPECT_EQ(lastKernel(), "oneDNN convolution (weight gradient)");
+  hwagent_rt::kernels::setConvolutionPrimitives(
+      hwagent_rt::kernels::ConvolutionPrimitives::Default);
 }
 
 TEST(Kernels, BatchPointsSplitAcrossThreads) {
@@ -367,7 +373,9 @@ TEST(ConvolutionForm, NamesTheRolesOfTheLoops) {
 TEST(Kernels, ConvolutionsRunAsOneDnnPrimitives) {
   std::mt19937 rng(8);
   for (bool primitives : {true, false}) {
-    hwagent_rt::kernels::setConvolutionPrimitivesEnabled(primitives);
+    hwagent_rt::kernels::setConvolutionPrimitives(
+        primitives ? hwagent_rt::kernels::ConvolutionPrimitives::Default
+                   : hwagent_rt::kernels::ConvolutionPrimitives::None);
     std::string forward = primitives ? "oneDNN convolution (forward)" : "SGEMM";
     std::string gradient =
         primitives ? "oneDNN convolution (weight gradient)" : "SGEMM";
@@ -415,8 +423,18 @@ TEST(Kernels, ConvolutionsRunAsOneDnnPrimitives) {
         gw, {dim(1), dim(2), dim(5), dim(6), dim(7)}, gout,
         {dim(0), dim(1), dim(2), dim(3), dim(4)});
     EXPECT_EQ(lastKernel(), forward);
+    // A dense weight gradient stays with the SGEMMs by default:
+    // dw[f,c,kh,kw] += dy[n,f,oh,ow] x[n,c,oh+kh,ow+kw].
+    Tensor ddy({2, 6, 6, 6}, rng), dx8({2, 5, 8, 8}, rng),
+        ddw({6, 5, 3, 3}, rng);
+    hwagent_kernels_reset_stats();
+    check({6, 5, 3, 3, 2, 6, 6}, ddy, {dim(4), dim(0), dim(5), dim(6)}, dx8,
+          {dim(4), dim(1), sum(5, 2), sum(6, 3)}, ddw,
+          {dim(0), dim(1), dim(2), dim(3)});
+    EXPECT_EQ(lastKernel(), "SGEMM");
   }
-  hwagent_rt::kernels::setConvolutionPrimitivesEnabled(true);
+  hwagent_rt::kernels::setConvolutionPrimitives(
+      hwagent_rt::kernels::ConvolutionPrimitives::Default);
 }
 
 TEST(Kernels, ThreadCountIsKept) {
