@@ -234,12 +234,17 @@ const char *ProgramCost::bindingTerm() const {
 
 namespace {
 
-/// Weights compiled into a program on a backend that holds them on chip
-/// (the ANE): beyond `sramBytes` they no longer stay resident between
-/// evaluations and stream from memory on every one.
-bool streamsWeights(const BackendDescription &backend, int64_t weightBytes) {
-  return backend.fusedMemory && backend.sramBytes > 0 &&
-         weightBytes > backend.sramBytes;
+/// Share of a program's compiled-in weights that streams from memory on
+/// every evaluation on a backend that holds weights on chip (the ANE): what
+/// exceeds `sramBytes` (the rest stays resident between evaluations).
+/// Streaming the excess only, not all of it, fits the 128-deep 1x1 chain of
+/// docs/validation.md (64 MiB of weights at 0.385 ms on the M4 Max).
+double streamedShare(const BackendDescription &backend, int64_t weightBytes) {
+  if (!backend.fusedMemory || backend.sramBytes <= 0 ||
+      weightBytes <= backend.sramBytes)
+    return 0;
+  return static_cast<double>(weightBytes - backend.sramBytes) /
+         static_cast<double>(weightBytes);
 }
 
 /// The ways a program can hold its weights: the backend's update modes when
@@ -291,7 +296,7 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
   double rampFlops = context.utilizationFlops > 0 ? context.utilizationFlops
                                                   : static_cast<double>(flops);
   double util = backend.programRamp ? utilization(backend, rampFlops) : 1;
-  bool streamed = streamsWeights(backend, weightBytes);
+  double streamed = streamedShare(backend, weightBytes);
 
   for (WeightUpdate mode : weightModes(backend, weightBytes, options)) {
     if (mode == WeightUpdate::recompile && backend.maxCompiles > 0 &&
@@ -321,8 +326,9 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
       // weights that do not fit on chip stream at the backend's bandwidth.
       double rm =
           inputs ? std::max(r->memoryInputWeights, r->memory) : r->memory;
-      if (!inputs && streamed)
-        rm += static_cast<double>(r->weightBytes) / backend.bandwidth;
+      if (!inputs)
+        rm +=
+            streamed * static_cast<double>(r->weightBytes) / backend.bandwidth;
       compute += rc;
       memory += rm;
       work += std::max(rc, rm);
