@@ -53,10 +53,12 @@ static Attribute splatValue(Value value) {
   return {};
 }
 
-/// A small static tensor of one constant value written as a fill, a
-/// `tensor.splat` or a broadcast, as a splat constant; null otherwise.
+/// A small static tensor of one constant value written as a `tensor.splat`
+/// or a broadcast, as a splat constant; null otherwise. A fill of a constant
+/// stays: it is already a leaf that form-regions clones into its users (an
+/// accumulator's initializer), and generics fold through it.
 static DenseElementsAttr foldSplatOp(Operation *op) {
-  if (!isa<linalg::FillOp, tensor::SplatOp, linalg::BroadcastOp>(op) ||
+  if (!isa<tensor::SplatOp, linalg::BroadcastOp>(op) ||
       op->getNumResults() != 1)
     return {};
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -120,11 +122,10 @@ static DenseElementsAttr foldSplatGeneric(linalg::GenericOp op) {
 }
 
 unsigned hwagent::foldConstantComputations(FunctionOpInterface function) {
-  // In order, so that a fill feeding a generic folds first.
+  // In order, so that a splat or broadcast feeding a generic folds first.
   SmallVector<Operation *> candidates;
   function->walk([&](Operation *op) {
-    if (isa<linalg::GenericOp, linalg::FillOp, tensor::SplatOp,
-            linalg::BroadcastOp>(op))
+    if (isa<linalg::GenericOp, tensor::SplatOp, linalg::BroadcastOp>(op))
       candidates.push_back(op);
   });
   unsigned folded = 0;
@@ -146,11 +147,18 @@ unsigned hwagent::foldConstantComputations(FunctionOpInterface function) {
       if (Operation *def = operand.getDefiningOp())
         producers.push_back(def);
     op->erase();
-    // The constants and the empty init it read, when nothing else does.
-    for (Operation *def : producers)
-      if (def->use_empty() && isMemoryEffectFree(def) &&
-          erased.insert(def).second)
-        def->erase();
+    // What it read (constants, fills, empty inits), when nothing else
+    // does, and what those read in turn.
+    while (!producers.empty()) {
+      Operation *def = producers.pop_back_val();
+      if (erased.contains(def) || !def->use_empty() || !isMemoryEffectFree(def))
+        continue;
+      for (Value operand : def->getOperands())
+        if (Operation *inner = operand.getDefiningOp())
+          producers.push_back(inner);
+      erased.insert(def);
+      def->erase();
+    }
     ++folded;
   }
   return folded;
