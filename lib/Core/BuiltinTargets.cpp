@@ -246,22 +246,41 @@ TargetDescription appleTarget(const AppleChip &chip) {
   return t;
 }
 
-/// This machine's CPU, from `hwagent-calibrate` (docs/targets.md gives the
-/// run); re-run the tool on another machine to describe it.
+/// This machine's CPU: its kernels' peak from `hwagent-calibrate`, and what
+/// a training step pays beyond them fitted to hwagent-run's measured steps
+/// (docs/targets.md "host" gives both runs and the fit;
+/// scripts/validate_host_model.py compares predicted and measured steps).
 TargetDescription hostTarget() {
   TargetDescription t;
   t.name = "host";
   t.description = "the development machine's CPU (2-core AMD EPYC VM with "
-                  "AVX-512) measured by hwagent-calibrate on 2026-12-03: "
-                  "JIT-compiled linalg, contractions through the oneDNN "
-                  "kernel, one thread";
+                  "AVX-512): kernel peak measured by hwagent-calibrate on "
+                  "2026-12-03, per-op overheads and loop throughput fitted "
+                  "to hwagent-run's measured steps on 2026-12-07; one thread";
   BackendDescription cpu;
   cpu.kind = BackendKind::cpu;
+  // The FMA peak the oneDNN kernel sustains on large matmuls.
   cpu.peakFlops = {{"f32", 2.1e11}, {"default", 2.1e11}};
-  cpu.rampFlops = 9.0e7;
-  cpu.rampExponent = 0.118;
-  cpu.bandwidth = 4.0e10;
-  cpu.launch = 2.0e-9;
+  // Training convolutions go through the same kernel with an im2col pack
+  // per call (their gradients too): about half the matmul rate. What is
+  // not a contraction is generated loops: depthwise convolutions, the
+  // reductions of softmax/normalization and elementwise bodies reach a
+  // small share of the FMA peak.
+  cpu.kindEfficiency = {{WorkKind::conv, 0.55},
+                        {WorkKind::depthwise, 0.05},
+                        {WorkKind::reduction, 0.27},
+                        {WorkKind::elementwise, 0.12}};
+  // A region of a step is smaller than calibrate's sweep: the kernels ramp
+  // up to the peak over GFLOP-sized calls.
+  cpu.rampFlops = 3.8e10;
+  cpu.rampExponent = 0.114;
+  // What the generated loops move, not the 40 GB/s of calibrate's
+  // vectorized streaming add.
+  cpu.bandwidth = 1.06e10;
+  // The runtime's work per program (select, timers, profile) and per
+  // region (buffer allocation, loop or kernel dispatch).
+  cpu.launch = 0.45e-6;
+  cpu.regionLaunch = 0.65e-6;
   t.backends = {cpu};
   t.defaultLink.bandwidth = 4.0e10;
   t.defaultLink.convertBandwidth = 2.0e10;

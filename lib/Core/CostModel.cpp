@@ -173,7 +173,12 @@ RegionCost hwcore::predictRegion(const RegionProfile &region,
       backend.computeType == "f16" && has(region.elementTypes, "f32") ? 0.5
                                                                       : 1.0;
   cost.flops = region.flops;
-  cost.weightBytes = static_cast<int64_t>(region.paramBytes * narrowing);
+  // Held in the compute type: on an fp16 backend every weight takes two
+  // bytes, whether written f32 or already f16 (and widened inside the
+  // region's body), so f16 weights are not halved again.
+  cost.weightBytes = backend.computeType == "f16"
+                         ? std::min(region.paramBytes, 2 * region.params)
+                         : static_cast<int64_t>(region.paramBytes * narrowing);
   WorkKind kind = dominantKind(region);
   double rate = backend.peakFor(computeType(region, backend)) *
                 backend.efficiencyOf(kind) * backend.threadSpeedup();
@@ -227,6 +232,51 @@ const char *ProgramCost::bindingTerm() const {
   return best->name;
 }
 
+namespace {
+
+/// Share of a program's compiled-in weights that streams from memory on
+/// every evaluation on a backend that holds weights on chip (the ANE): what
+/// exceeds `sramBytes` (the rest stays resident between evaluations).
+/// Streaming the excess only, not all of it, fits the 128-deep 1x1 chain of
+/// docs/validation.md (64 MiB of weights at 0.385 ms on the M4 Max).
+double streamedShare(const BackendDescription &backend, int64_t weightBytes) {
+  if (!backend.fusedMemory || backend.sramBytes <= 0 ||
+      weightBytes <= backend.sramBytes)
+    return 0;
+  return static_cast<double>(weightBytes - backend.sramBytes) /
+         static_cast<double>(weightBytes);
+}
+
+/// The ways a program can hold its weights: the backend's update modes when
+/// weights change every step, else compiled in (`none`), and passed as
+/// inputs when compiling them in would exceed what one program may hold.
+std::vector<WeightUpdate> weightModes(const BackendDescription &backend,
+                                      int64_t weightBytes,
+                                      const CostOptions &options) {
+  if (options.training && weightBytes > 0 && !backend.weightUpdates.empty())
+    return backend.weightUpdates;
+  std::vector<WeightUpdate> modes = {WeightUpdate::none};
+  if (backend.maxWeightBytes > 0 && weightBytes > backend.maxWeightBytes &&
+      backend.supports(WeightUpdate::input))
+    modes.push_back(WeightUpdate::input);
+  return modes;
+}
+
+/// Why no way of holding the weights is legal.
+std::string noModeReason(const BackendDescription &backend,
+                         const ProgramContext &context, int64_t weightBytes) {
+  std::string name = backendName(backend.kind);
+  if (backend.maxWeightBytes > 0 && weightBytes > backend.maxWeightBytes)
+    return "compiled-in weights of " + std::to_string(weightBytes) +
+           " bytes exceed the " + name + "'s limit of " +
+           std::to_string(backend.maxWeightBytes) + " bytes per program";
+  return std::to_string(context.weightPrograms) +
+         " programs recompiled every step exceed the " + name + "'s limit of " +
+         std::to_string(backend.maxCompiles) + " compiles per process";
+}
+
+} // namespace
+
 ProgramCost hwcore::programCost(const BackendDescription &backend,
                                 const RegionCost *const *regions, size_t count,
                                 const ProgramContext &context,
@@ -246,20 +296,15 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
   double rampFlops = context.utilizationFlops > 0 ? context.utilizationFlops
                                                   : static_cast<double>(flops);
   double util = backend.programRamp ? utilization(backend, rampFlops) : 1;
+  double streamed = streamedShare(backend, weightBytes);
 
-  static const WeightUpdate kNone[] = {WeightUpdate::none};
-  const WeightUpdate *modes = kNone, *modesEnd = kNone + 1;
-  if (options.training && weightBytes > 0 && !backend.weightUpdates.empty()) {
-    modes = backend.weightUpdates.data();
-    modesEnd = modes + backend.weightUpdates.size();
-  }
-  for (const WeightUpdate *m = modes; m != modesEnd; ++m) {
-    WeightUpdate mode = *m;
+  for (WeightUpdate mode : weightModes(backend, weightBytes, options)) {
     if (mode == WeightUpdate::recompile && backend.maxCompiles > 0 &&
         context.weightPrograms > backend.maxCompiles)
       continue;
-    bool baked =
-        mode == WeightUpdate::recompile || mode == WeightUpdate::reload;
+    // Weights compiled into the program (ANE-FACTS section 3: ~2 GB per
+    // program): beyond the limit only weights passed as inputs work.
+    bool baked = mode != WeightUpdate::input;
     if (baked && backend.maxWeightBytes > 0 &&
         weightBytes > backend.maxWeightBytes)
       continue;
@@ -277,9 +322,13 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     for (const RegionCost *const *it = regions; it != end; ++it) {
       const RegionCost *r = *it;
       double rc = (inputs ? r->computeInputWeights : r->compute) / util;
-      // Passing the weights as inputs never moves fewer bytes.
+      // Passing the weights as inputs never moves fewer bytes; compiled-in
+      // weights that do not fit on chip stream at the backend's bandwidth.
       double rm =
           inputs ? std::max(r->memoryInputWeights, r->memory) : r->memory;
+      if (!inputs)
+        rm +=
+            streamed * static_cast<double>(r->weightBytes) / backend.bandwidth;
       compute += rc;
       memory += rm;
       work += std::max(rc, rm);
@@ -310,12 +359,8 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     if (!best.legal || c.seconds < best.seconds)
       best = c;
   }
-  if (!best.legal) {
-    best.reason = std::to_string(context.weightPrograms) +
-                  " programs recompiled every step exceed the " +
-                  std::string(backendName(backend.kind)) + "'s limit of " +
-                  std::to_string(backend.maxCompiles) + " compiles per process";
-  }
+  if (!best.legal)
+    best.reason = noModeReason(backend, context, weightBytes);
   return best;
 }
 
