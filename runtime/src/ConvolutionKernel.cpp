@@ -18,6 +18,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
+#include <utility>
 
 using namespace hwagent_rt::kernels;
 using dnnl::memory;
@@ -133,6 +135,16 @@ memory::desc any(const memory::desc &user) {
                       memory::format_tag::any);
 }
 
+/// A sum post-op: the primitive adds its result to what its destination
+/// holds (C += result).
+dnnl::primitive_attr sumAttribute() {
+  dnnl::post_ops sum;
+  sum.append_sum(1.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(sum);
+  return attr;
+}
+
 /// One operand the primitive reads: the step's memory, and when the
 /// primitive wants another layout, the reorder into thread scratch.
 struct Input {
@@ -177,12 +189,8 @@ struct Output {
     staged = !direct;
     if (staged) {
       internal = memory(produced, engine(), DNNL_MEMORY_NONE);
-      dnnl::post_ops sum;
-      sum.append_sum(1.0f);
-      dnnl::primitive_attr attr;
-      attr.set_post_ops(sum);
       addBack = dnnl::reorder(dnnl::reorder::primitive_desc(
-          engine(), produced, engine(), userDesc, attr));
+          engine(), produced, engine(), userDesc, sumAttribute()));
     }
   }
 
@@ -202,142 +210,119 @@ struct Output {
   }
 };
 
-class ForwardKernel final : public ConvolutionKernel {
+/// One oneDNN primitive: the two operands it reads (each with its
+/// DNNL_ARG_ id, staged into the layout the primitive wants) and the one it
+/// adds into C. The three forms differ only in which operand plays which
+/// argument (makeForward, makeWeightGradient, makeInputGradient).
+class PrimitiveKernel final : public ConvolutionKernel {
 public:
-  ForwardKernel(const ConvolutionForm &f, const Described &d) : form(f) {
-    auto desc = [&](const memory::desc &dst, dnnl::algorithm algorithm) {
-      return dnnl::convolution_forward::desc(
-          dnnl::prop_kind::forward_inference, algorithm, any(d.x),
-          any(d.filter), dst, d.strides, d.dilates, d.padding, d.padding);
-    };
-    // Accumulating in place (a sum post-op) needs C's own layout for the
-    // destination; oneDNN's fast kernels want a blocked one, so the result
-    // usually goes to scratch and is added back by the reorder.
-    dnnl::convolution_forward::primitive_desc pd;
-    try {
-      pd = {desc(any(d.outputShaped), dnnl::algorithm::convolution_auto),
-            engine()};
-    } catch (const dnnl::error &) {
-      pd = {desc(any(d.outputShaped), dnnl::algorithm::convolution_direct),
-            engine()};
-    }
-    bool direct = pd.dst_desc() == d.outputShaped;
-    if (direct) {
-      dnnl::post_ops sum;
-      sum.append_sum(1.0f);
-      dnnl::primitive_attr attr;
-      attr.set_post_ops(sum);
-      pd = {desc(d.outputShaped, dnnl::algorithm::convolution_direct), attr,
-            engine()};
-    }
-    src.init(d.x, pd.src_desc(), kA);
-    weights.init(d.filter, pd.weights_desc(), kB);
-    dst.init(d.outputShaped, pd.dst_desc(), direct);
-    primitive = dnnl::convolution_forward(pd);
+  explicit PrimitiveKernel(const char *name) : label(name) {}
+
+  /// Read slot `slot` (0 or 1, also the thread scratch it stages into):
+  /// operand `operand` as argument `arg`.
+  void read(int slot, int operand, int arg, const memory::desc &user,
+            const memory::desc &wanted) {
+    reads[slot] = {operand, arg};
+    inputs[slot].init(user, wanted, slot == 0 ? kA : kB);
+  }
+  void write(int arg, const memory::desc &user, const memory::desc &produced,
+             bool direct) {
+    writeArg = arg;
+    output.init(user, produced, direct);
   }
 
   void run(const Operand *ops) override {
-    memory &s = src.bind(ops[form.src].base);
-    memory &w = weights.bind(ops[form.weights].base);
-    memory &o = dst.bind(ops[kC].base);
-    primitive.execute(
-        stream(),
-        {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, o}});
-    dst.finish();
+    std::unordered_map<int, memory> args;
+    for (int i = 0; i < 2; ++i)
+      args.emplace(reads[i].second, inputs[i].bind(ops[reads[i].first].base));
+    args.emplace(writeArg, output.bind(ops[kC].base));
+    primitive.execute(stream(), args);
+    output.finish();
   }
 
-  const char *name() const override { return "oneDNN convolution (forward)"; }
+  const char *name() const override { return label; }
+
+  dnnl::primitive primitive;
 
 private:
-  ConvolutionForm form;
-  Input src, weights;
-  Output dst;
-  dnnl::convolution_forward primitive;
+  const char *label;
+  std::pair<int, int> reads[2]; // (operand, DNNL_ARG_)
+  Input inputs[2];
+  int writeArg = 0;
+  Output output;
 };
 
-class WeightGradientKernel final : public ConvolutionKernel {
-public:
-  WeightGradientKernel(const ConvolutionForm &f, const Described &d) : form(f) {
-    auto algorithm = dnnl::algorithm::convolution_direct;
-    dnnl::convolution_forward::primitive_desc hint(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                        algorithm, any(d.x), any(d.filter),
-                                        any(d.outputShaped), d.strides,
-                                        d.dilates, d.padding, d.padding),
-        engine());
-    dnnl::convolution_backward_weights::primitive_desc pd(
-        dnnl::convolution_backward_weights::desc(
-            algorithm, any(d.x), any(d.filter), any(d.outputShaped), d.strides,
-            d.dilates, d.padding, d.padding),
-        engine(), hint);
-    src.init(d.x, pd.src_desc(), kA);
-    diffDst.init(d.outputShaped, pd.diff_dst_desc(), kB);
-    diffWeights.init(d.filter, pd.diff_weights_desc(), /*direct=*/false);
-    primitive = dnnl::convolution_backward_weights(pd);
+std::unique_ptr<ConvolutionKernel> makeForward(const ConvolutionForm &f,
+                                               const Described &d) {
+  auto desc = [&](const memory::desc &dst, dnnl::algorithm algorithm) {
+    return dnnl::convolution_forward::desc(
+        dnnl::prop_kind::forward_inference, algorithm, any(d.x), any(d.filter),
+        dst, d.strides, d.dilates, d.padding, d.padding);
+  };
+  // Accumulating in place (a sum post-op) needs C's own layout for the
+  // destination; oneDNN's fast kernels want a blocked one, so the result
+  // usually goes to scratch and is added back by the reorder.
+  dnnl::convolution_forward::primitive_desc pd;
+  try {
+    pd = {desc(any(d.outputShaped), dnnl::algorithm::convolution_auto),
+          engine()};
+  } catch (const dnnl::error &) {
+    pd = {desc(any(d.outputShaped), dnnl::algorithm::convolution_direct),
+          engine()};
   }
+  bool direct = pd.dst_desc() == d.outputShaped;
+  if (direct)
+    pd = {desc(d.outputShaped, dnnl::algorithm::convolution_direct),
+          sumAttribute(), engine()};
+  auto k = std::make_unique<PrimitiveKernel>("oneDNN convolution (forward)");
+  k->read(0, f.src, DNNL_ARG_SRC, d.x, pd.src_desc());
+  k->read(1, f.weights, DNNL_ARG_WEIGHTS, d.filter, pd.weights_desc());
+  k->write(DNNL_ARG_DST, d.outputShaped, pd.dst_desc(), direct);
+  k->primitive = dnnl::convolution_forward(pd);
+  return k;
+}
 
-  void run(const Operand *ops) override {
-    memory &s = src.bind(ops[form.src].base);
-    memory &dy = diffDst.bind(ops[form.dst].base);
-    memory &dw = diffWeights.bind(ops[kC].base);
-    primitive.execute(stream(), {{DNNL_ARG_SRC, s},
-                                 {DNNL_ARG_DIFF_DST, dy},
-                                 {DNNL_ARG_DIFF_WEIGHTS, dw}});
-    diffWeights.finish();
-  }
+/// The forward primitive descriptor oneDNN's backward ones take as a hint.
+dnnl::convolution_forward::primitive_desc forwardHint(const Described &d) {
+  return {dnnl::convolution_forward::desc(
+              dnnl::prop_kind::forward_training,
+              dnnl::algorithm::convolution_direct, any(d.x), any(d.filter),
+              any(d.outputShaped), d.strides, d.dilates, d.padding, d.padding),
+          engine()};
+}
 
-  const char *name() const override {
-    return "oneDNN convolution (weight gradient)";
-  }
+std::unique_ptr<ConvolutionKernel> makeWeightGradient(const ConvolutionForm &f,
+                                                      const Described &d) {
+  dnnl::convolution_backward_weights::primitive_desc pd(
+      dnnl::convolution_backward_weights::desc(
+          dnnl::algorithm::convolution_direct, any(d.x), any(d.filter),
+          any(d.outputShaped), d.strides, d.dilates, d.padding, d.padding),
+      engine(), forwardHint(d));
+  auto k =
+      std::make_unique<PrimitiveKernel>("oneDNN convolution (weight gradient)");
+  k->read(0, f.src, DNNL_ARG_SRC, d.x, pd.src_desc());
+  k->read(1, f.dst, DNNL_ARG_DIFF_DST, d.outputShaped, pd.diff_dst_desc());
+  k->write(DNNL_ARG_DIFF_WEIGHTS, d.filter, pd.diff_weights_desc(),
+           /*direct=*/false);
+  k->primitive = dnnl::convolution_backward_weights(pd);
+  return k;
+}
 
-private:
-  ConvolutionForm form;
-  Input src, diffDst;
-  Output diffWeights;
-  dnnl::convolution_backward_weights primitive;
-};
-
-class InputGradientKernel final : public ConvolutionKernel {
-public:
-  InputGradientKernel(const ConvolutionForm &f, const Described &d) : form(f) {
-    auto algorithm = dnnl::algorithm::convolution_direct;
-    dnnl::convolution_forward::primitive_desc hint(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                        algorithm, any(d.x), any(d.filter),
-                                        any(d.outputShaped), d.strides,
-                                        d.dilates, d.padding, d.padding),
-        engine());
-    dnnl::convolution_backward_data::primitive_desc pd(
-        dnnl::convolution_backward_data::desc(
-            algorithm, any(d.x), any(d.filter), any(d.outputShaped), d.strides,
-            d.dilates, d.padding, d.padding),
-        engine(), hint);
-    diffDst.init(d.outputShaped, pd.diff_dst_desc(), kA);
-    weights.init(d.filter, pd.weights_desc(), kB);
-    diffSrc.init(d.x, pd.diff_src_desc(), /*direct=*/false);
-    primitive = dnnl::convolution_backward_data(pd);
-  }
-
-  void run(const Operand *ops) override {
-    memory &dy = diffDst.bind(ops[form.dst].base);
-    memory &w = weights.bind(ops[form.weights].base);
-    memory &dx = diffSrc.bind(ops[form.src].base);
-    primitive.execute(stream(), {{DNNL_ARG_DIFF_DST, dy},
-                                 {DNNL_ARG_WEIGHTS, w},
-                                 {DNNL_ARG_DIFF_SRC, dx}});
-    diffSrc.finish();
-  }
-
-  const char *name() const override {
-    return "oneDNN convolution (input gradient)";
-  }
-
-private:
-  ConvolutionForm form;
-  Input diffDst, weights;
-  Output diffSrc;
-  dnnl::convolution_backward_data primitive;
-};
+std::unique_ptr<ConvolutionKernel> makeInputGradient(const ConvolutionForm &f,
+                                                     const Described &d) {
+  dnnl::convolution_backward_data::primitive_desc pd(
+      dnnl::convolution_backward_data::desc(
+          dnnl::algorithm::convolution_direct, any(d.x), any(d.filter),
+          any(d.outputShaped), d.strides, d.dilates, d.padding, d.padding),
+      engine(), forwardHint(d));
+  auto k =
+      std::make_unique<PrimitiveKernel>("oneDNN convolution (input gradient)");
+  k->read(0, f.dst, DNNL_ARG_DIFF_DST, d.outputShaped, pd.diff_dst_desc());
+  k->read(1, f.weights, DNNL_ARG_WEIGHTS, d.filter, pd.weights_desc());
+  k->write(DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), /*direct=*/false);
+  k->primitive = dnnl::convolution_backward_data(pd);
+  return k;
+}
 
 /// HWAGENT_CONV_PRIMITIVES: 0 (none), 1 (the default), all (dense weight
 /// gradients too).
@@ -374,11 +359,11 @@ hwagent_rt::kernels::makeConvolution(const ConvolutionForm &form,
   try {
     switch (form.kind) {
     case ConvolutionForm::Kind::Forward:
-      return std::make_unique<ForwardKernel>(form, d);
+      return makeForward(form, d);
     case ConvolutionForm::Kind::WeightGradient:
-      return std::make_unique<WeightGradientKernel>(form, d);
+      return makeWeightGradient(form, d);
     case ConvolutionForm::Kind::InputGradient:
-      return std::make_unique<InputGradientKernel>(form, d);
+      return makeInputGradient(form, d);
     }
     return nullptr;
   } catch (const dnnl::error &) {
