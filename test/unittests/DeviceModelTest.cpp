@@ -53,11 +53,16 @@ CostOptions inference() {
   return options;
 }
 
+/// The inference program of gemv(k, n) on `ane`.
+ProgramCost gemvProgram(int64_t k, int64_t n, const BackendDescription &ane) {
+  RegionCost cost = predictRegion(gemv(k, n), ane, Telemetry{});
+  return standaloneCost(cost, ane, Telemetry{}, inference());
+}
+
 TEST(AneWeights, CompiledWeightsOnChipAreFree) {
   BackendDescription ane = aneLike();
   // 2048 x 2048 f16 = 8 MiB: resident between evaluations.
-  RegionCost cost = predictRegion(gemv(2048, 2048), ane, Telemetry{});
-  ProgramCost p = standaloneCost(cost, ane, Telemetry{}, inference());
+  ProgramCost p = gemvProgram(2048, 2048, ane);
   ASSERT_TRUE(p.legal);
   EXPECT_EQ(p.mode, WeightUpdate::none);
   EXPECT_EQ(p.weightBytes, 8ll << 20);
@@ -68,8 +73,7 @@ TEST(AneWeights, WeightsBeyondSramStreamAtTheBandwidth) {
   BackendDescription ane = aneLike();
   // 8192 x 8192 f16 = 128 MiB > 32 MiB: every evaluation reads the 96 MiB
   // that do not stay on chip.
-  RegionCost cost = predictRegion(gemv(8192, 8192), ane, Telemetry{});
-  ProgramCost p = standaloneCost(cost, ane, Telemetry{}, inference());
+  ProgramCost p = gemvProgram(8192, 8192, ane);
   ASSERT_TRUE(p.legal);
   EXPECT_EQ(p.mode, WeightUpdate::none);
   double streamed = double(96ll << 20) / ane.bandwidth;
