@@ -4,7 +4,10 @@
 // indexed by affine sums of the loops (matmuls in every transposition,
 // batched matmuls, convolutions with strides and dilations, and the
 // convolution gradients a training step writes as linalg.generic) the way
-// a framework's CPU backend does: it classifies the loops into batch, M, N
+// a framework's CPU backend does. A contraction that is a convolution
+// (hwcore::recognizeConvolution) runs as oneDNN's convolution primitive
+// (ConvolutionKernel.h), but for dense weight gradients. The others, and
+// any convolution oneDNN refuses: it classifies the loops into batch, M, N
 // and K, views each operand as a matrix when its strides allow it (no copy)
 // and otherwise packs it (im2col for windows), multiplies with oneDNN's
 // SGEMM, and scatters the result when the output is not a matrix view.
