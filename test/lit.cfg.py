@@ -21,6 +21,9 @@ config.substitutions.append(("%scripts", os.path.join(config.hwagent_src_root, "
 config.substitutions.append(("%pydata", "/usr/bin/python3"))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# The JIT keeps compiled objects on disk (tools/Driver/Jit.h): the tests'
+# stay in the build folder, never in the user's cache.
+config.environment["HWAGENT_JIT_CACHE"] = os.path.join(config.hwagent_obj_root, "jit-cache")
 tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["hwagent-opt", "hwagent-calibrate", "hwagent-run", "hwagent-report"],

@@ -62,11 +62,11 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
   buildLowerToLLVMPipeline(lower);
   ASSERT_TRUE(succeeded(lower.run(*module)));
   std::string error;
-  std::unique_ptr<ExecutionEngine> engine = createHostJit(*module, error);
+  std::unique_ptr<HostJit> engine = createHostJit(*module, error);
   ASSERT_TRUE(engine) << error;
-  void *pointer = nullptr;
-  ASSERT_FALSE(bool(engine->invoke("__hwagent_model_info",
-                                   ExecutionEngine::result(pointer))));
+  llvm::Expected<void *> symbol = engine->lookup("__hwagent_model_info");
+  ASSERT_TRUE(bool(symbol)) << llvm::toString(symbol.takeError());
+  void *pointer = reinterpret_cast<void *(*)()>(*symbol)();
   const auto &jit = *static_cast<const hwagent_model_info_t *>(pointer);
   hwagent_model_info_t expected = table->info();
 

@@ -16,7 +16,6 @@
 #include "hwagent_rt/hwagent_tensor_file.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -80,6 +79,11 @@ bool hwagent::applyPins(hwagent_session_t *session,
 //===----------------------------------------------------------------------===//
 
 TrainingRunner::TrainingRunner() = default;
+
+const JitTimes &TrainingRunner::getJitTimes() const {
+  static const JitTimes none;
+  return engine ? engine->getTimes() : none;
+}
 
 /// Which f32 inputs of `f` are one-hot labels (the attribute goes with
 /// lowering).
@@ -257,6 +261,9 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
          << " failed (see the diagnostics above)\n";
     return false;
   }
+  pipelineSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::string jitError;
   engine = createHostJit(*module, jitError);
   if (!engine) {
@@ -280,9 +287,11 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
 
 bool TrainingRunner::createSession(llvm::raw_ostream &errs) {
   void *model = nullptr;
-  if (llvm::Error error = engine->invoke(HWAGENT_MODEL_INFO_SYMBOL,
-                                         ExecutionEngine::result(model))) {
-    errs << "hwagent-run: no model info: " << llvm::toString(std::move(error))
+  if (llvm::Expected<void *> symbol = engine->lookup(HWAGENT_MODEL_INFO_SYMBOL);
+      symbol) {
+    model = reinterpret_cast<void *(*)()>(*symbol)();
+  } else {
+    errs << "hwagent-run: no model info: " << llvm::toString(symbol.takeError())
          << "\n";
     return false;
   }

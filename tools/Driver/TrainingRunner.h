@@ -37,11 +37,13 @@
 #include <vector>
 
 namespace mlir {
-class ExecutionEngine;
 class DialectRegistry;
 } // namespace mlir
 
 namespace mlir::hwagent {
+
+class HostJit;
+struct JitTimes;
 
 struct RunnerOptions {
   std::string entry = "train_step";
@@ -162,7 +164,13 @@ public:
   const std::vector<unsigned> &getInputs() const { return inputs; }
   unsigned getNumInputs() const { return inputs.size(); }
   unsigned getNumParams() const { return params.size(); }
+  /// The whole start-up: partitioning, lowering and the JIT (translation,
+  /// optimization, code generation, linking).
   double getCompileSeconds() const { return compileSeconds; }
+  /// The MLIR part of it (parsing excluded: partitioning and lowering).
+  double getPipelineSeconds() const { return pipelineSeconds; }
+  /// The JIT's part of it, by phase.
+  const JitTimes &getJitTimes() const;
   /// Bytes of the step's largest set of simultaneously live tensors, as
   /// estimated before running it.
   int64_t getPeakBytes() const { return peakBytes; }
@@ -186,12 +194,13 @@ private:
   std::vector<bool> oneHot, evalOneHot;
   int64_t classes = 2;
   OwningOpRef<ModuleOp> module;
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<HostJit> engine;
   hwagent_session_t *session = nullptr;
   hwagent_step_t *trainStep = nullptr;
   hwagent_step_t *evalStep = nullptr;
   std::string entry, evalEntry;
   double compileSeconds = 0;
+  double pipelineSeconds = 0;
   int64_t peakBytes = 0;
   std::vector<ArgBuffer> args, evalArgs;
   std::vector<unsigned> inputs, params;

@@ -1,10 +1,10 @@
 //===- hwagent-calibrate.cpp - measure the host CPU, write a target -------===//
 //
 // Measures what the CPU backend will run: linalg kernels lowered with the
-// same pipeline (hwagent::getBufferLoweringPipeline) and JIT-compiled with
-// MLIR's ExecutionEngine. Reports matmul and convolution throughput at
-// several sizes, memory bandwidth and per-call overhead, fits the cost
-// model's utilization ramp, and writes a target file (docs/targets.md).
+// same pipeline (hwagent::getBufferLoweringPipeline) and JIT-compiled by the
+// host JIT training runs with (Driver/Jit.h). Reports matmul and convolution
+// throughput at several sizes, memory bandwidth and per-call overhead, fits the
+// cost model's utilization ramp, and writes a target file (docs/targets.md).
 //
 //   hwagent-calibrate [-o host.json] [--name host] [--quick]
 //
@@ -26,7 +26,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -99,7 +98,7 @@ public:
       llvm::errs() << "hwagent-calibrate: " << error << "\n";
       return nullptr;
     }
-    auto entry = kernel->engine->lookupPacked("_mlir_ciface_kernel");
+    auto entry = kernel->engine->lookup("_mlir_ciface_kernel");
     if (!entry) {
       llvm::errs() << "hwagent-calibrate: " << llvm::toString(entry.takeError())
                    << "\n";
@@ -109,13 +108,10 @@ public:
     return kernel;
   }
 
-  /// Calls the kernel through its packed entry point, looked up once (as
-  /// compiled trainers will call regions).
+  /// Calls the kernel through its C interface, looked up once (as compiled
+  /// trainers call regions); `args` point to the memref descriptors.
   template <typename... Args> void call(Args... args) {
-    // The packed ABI takes pointers to each argument, here pointers to
-    // memref descriptors.
-    void *values[] = {static_cast<void *>(&args)..., nullptr};
-    entry(values);
+    reinterpret_cast<void (*)(Args...)>(entry)(args...);
   }
 
   /// Seconds per call: the median of repetitions, calling at least `minTime`
@@ -136,8 +132,8 @@ public:
     return samples[samples.size() / 2];
   }
 
-  std::unique_ptr<ExecutionEngine> engine;
-  void (*entry)(void **) = nullptr;
+  std::unique_ptr<mlir::hwagent::HostJit> engine;
+  void *entry = nullptr;
 };
 
 template <int N>

@@ -2,6 +2,7 @@
 
 #include "RunOutput.h"
 
+#include "Driver/Jit.h"
 #include "HwAgent/ReportHtml/HtmlReport.h"
 #include "Trainer/Checkpoint.h"
 #include "hwagent_rt/hwagent_kernels.h"
@@ -80,14 +81,25 @@ void mlir::hwagent::printHeader(const RunShow &show, Trainer &trainer) {
   hwagent_session_t *session = runner.getSession();
   llvm::outs() << llvm::formatv(
       "hwagent-run: @{0} from {1}: {2} inputs, {3} parameters, {4} programs; "
-      "target {5}; compiled in {6:f2} s; peak live tensors {7:f1} MiB\n",
+      "target {5}; compiled in {6:f2} s (MLIR {8:f2} s, LLVM {9:f2} s on {10} "
+      "thread{11}{12}); peak live tensors {7:f1} MiB\n",
       show.entry, show.inputFile, runner.getNumInputs(),
       show.noUpdates ? llvm::formatv("{0} fixed", runner.getArgs().size() -
                                                       runner.getNumInputs())
                            .str()
                      : std::to_string(runner.getNumParams()),
       hwagent_session_num_programs(session), show.target,
-      runner.getCompileSeconds(), runner.getPeakBytes() / double(1 << 20));
+      runner.getCompileSeconds(), runner.getPeakBytes() / double(1 << 20),
+      runner.getPipelineSeconds(),
+      runner.getCompileSeconds() - runner.getPipelineSeconds(),
+      runner.getJitTimes().threads,
+      runner.getJitTimes().threads == 1 ? "" : "s",
+      runner.getJitTimes().cached == 0
+          ? std::string()
+          : llvm::formatv(", {0} of {1} parts from the JIT cache",
+                          runner.getJitTimes().cached,
+                          runner.getJitTimes().parts)
+                .str());
   if (const Dataset *dataset = trainer.getDataset())
     llvm::outs() << llvm::formatv(
         "hwagent-run: data {0}: {1} training samples ({2} batches per "
