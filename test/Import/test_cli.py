@@ -8,7 +8,7 @@ import os
 import subprocess
 import unittest
 
-from harness import IMPORT, ZOO, WorkDir
+from harness import IMPORT, RUN, ZOO, WorkDir
 from hwagent_import import read_safetensors
 
 
@@ -59,6 +59,39 @@ class Cli(WorkDir):
         self.assertEqual(m["optimizer"]["kind"], "sgd")
         self.assertEqual(m["optimizer"]["lr"], 0.5)
         self.assertEqual(m["optimizer"]["momentum"], 0.9)
+
+    def test_loss_scale_leaves_the_float32_step_unchanged(self):
+        """Scaling the loss by a power of two and the gradients back is exact:
+        the float32 step trains bit for bit as the unscaled one (with SGD
+        momentum and with Adam, whose update divides by the gradient)."""
+        for optimizer in ("sgd", "adam"):
+            runs = []
+            for scale in ("1", "1024"):
+                out = os.path.join(self.work, f"{optimizer}-{scale}")
+                p = subprocess.run([IMPORT, os.path.join(ZOO, "mlp.py"), "-o", out, "-q",
+                                    "--optimizer", optimizer, "--loss-scale", scale],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                with open(os.path.join(out, "manifest.json")) as f:
+                    self.assertEqual(json.load(f)["loss_scale"], float(scale))
+                r = subprocess.run([RUN, os.path.join(out, "train_step.mlir"), "--init",
+                                    os.path.join(out, "init.safetensors"), "--steps", "4",
+                                    "--backend", "cpu", "--cpu-threads", "1",
+                                    "--print-params", "--progress", "lines"],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                lines = [line for line in r.stdout.splitlines()
+                         if line.startswith("param ") or "loss" in line and "->" in line]
+                self.assertTrue(lines)
+                runs.append(lines)
+            self.assertEqual(runs[0], runs[1], optimizer)
+
+    def test_loss_scale_must_be_a_power_of_two(self):
+        p = subprocess.run([IMPORT, os.path.join(ZOO, "mlp.py"), "-o", self.work,
+                            "--loss-scale", "1000"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("must be a positive power of two", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "manifest.json")))
 
     def test_help(self):
         p = subprocess.run([IMPORT, "--help"], capture_output=True, text=True)

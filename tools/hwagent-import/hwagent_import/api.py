@@ -12,6 +12,7 @@ whole import succeeds.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -63,6 +64,17 @@ def resolve_loss(loss) -> tuple[Callable, str]:
     raise ImportError_(f"the loss must be a name or a callable, not {type(loss).__name__}")
 
 
+def check_loss_scale(scale) -> None:
+    """A loss scale must be a positive power of two: multiplying by one and
+    dividing by it again is exact in binary floating point, so the scaled
+    float32 step equals the unscaled one bit for bit."""
+    value = float(scale)
+    if not (math.isfinite(value) and value > 0 and math.frexp(value)[0] == 0.5):
+        raise ImportError_(f"--loss-scale {scale}: the loss scale must be a positive power "
+                           f"of two (e.g. 256, 1024): scaling by one is exact, so the float32 "
+                           f"step stays the unscaled one")
+
+
 def default_correct(outputs, targets):
     """Correct predictions in a batch, when the task has them: class
     indices against logits (B, K) or (B, K, ...) -> a count; per-position
@@ -109,12 +121,16 @@ def _optimizer_spec(module, optimizer, hyper: dict | None):
 def import_model(model: torch.nn.Module, example_batch, out_dir: str, loss=None,
                  optimizer=None, optimizer_hyper: dict | None = None,
                  correct: Callable | None = default_correct, source_dir: str | None = None,
-                 model_name: str | None = None) -> ImportResult:
+                 model_name: str | None = None, loss_scale: float = 1.0) -> ImportResult:
     """Import `model` trained on batches shaped like `example_batch`
     ((inputs, targets)) with `loss` and `optimizer` (a torch.optim optimizer
     over model.parameters(), or None for SGD; `optimizer_hyper` overrides
-    hyper-parameters: {"kind": "adam", "lr": 1e-3, ...})."""
+    hyper-parameters: {"kind": "adam", "lr": 1e-3, ...}). `loss_scale` (a
+    power of two) scales the loss the backward pass differentiates and
+    unscales the gradients before the update: fp16 backward programs keep
+    small gradients, the float32 step is unchanged."""
     started = time.perf_counter()
+    check_loss_scale(loss_scale)
     if not isinstance(model, torch.nn.Module):
         raise ImportError_(f"model() must return a torch.nn.Module, not {type(model).__name__}")
     if not (isinstance(example_batch, (tuple, list)) and len(example_batch) == 2):
@@ -135,7 +151,7 @@ def import_model(model: torch.nn.Module, example_batch, out_dir: str, loss=None,
     loss_fn, loss_name = resolve_loss(loss)
     spec_opt, opt_state, opt_shared = _optimizer_spec(model, optimizer, optimizer_hyper)
     spec = StepSpec(model, inputs, targets, loss_fn, spec_opt, opt_state, opt_shared,
-                    data_names, loss_name)
+                    data_names, loss_name, float(loss_scale))
 
     train = capture.capture_train(spec)
     eval_ = capture.capture_eval(spec, correct)
@@ -236,6 +252,7 @@ def _manifest(model_name, spec: StepSpec, train: Captured, updated: list[str], h
         "batch_size": int(spec.inputs[0].shape[0]),
         "loss": spec.loss_name,
         "optimizer": spec.optimizer.describe(),
+        "loss_scale": spec.loss_scale,
         "functions": {"train": "train_step", "eval": "eval_step",
                       "eval_results": ["loss", "correct"] if has_correct else ["loss"]},
         "state": [dict(_tensor_info(e.name, e.value), kind=e.kind,

@@ -335,6 +335,12 @@ class StepSpec:
     optimizer_shared: list[torch.Tensor]
     data_names: list[str]
     loss_name: str = "loss"
+    # Static loss scaling for fp16 backward programs (the simulated ANE):
+    # the backward pass differentiates loss * loss_scale and the update
+    # divides the gradients by it again. A power of two, so the float32
+    # step is bit for bit the unscaled one (docs/importer.md, "fp16 on the
+    # ANE").
+    loss_scale: float = 1.0
 
 
 def _module_state(module: torch.nn.Module):
@@ -416,10 +422,14 @@ def capture_train(spec: StepSpec) -> Captured:
         with recorder.in_phase("loss"):
             loss = _call_loss(spec, out, targets)
         grad_params = [p_args[i] for i in trainable]
+        scale = spec.loss_scale
         with recorder.in_phase("backward"):
-            grads = torch.autograd.grad(loss, grad_params, allow_unused=True)
+            seed = loss * scale if scale != 1.0 else loss
+            grads = torch.autograd.grad(seed, grad_params, allow_unused=True)
         grads = [torch.zeros_like(p) if g is None else g for p, g in zip(grad_params, grads)]
         with recorder.in_phase("update"):
+            if scale != 1.0:
+                grads = [g * (1.0 / scale) for g in grads]
             opt_state = [[args[j] for j in idx] for idx in opt_entries]
             shared = [args[j] for j in shared_entries]
             new_params, new_state, new_shared = spec.optimizer.update(

@@ -53,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--betas", type=_betas, metavar="B1,B2", help="Adam/AdamW betas")
     p.add_argument("--eps", type=float, help="Adam/AdamW epsilon")
     p.add_argument("--amsgrad", action="store_true", default=None, help="Adam/AdamW AMSGrad")
+    p.add_argument("--loss-scale", type=float, default=1.0, metavar="S",
+                   help="static loss scaling for fp16 backward programs (--backend ane): "
+                        "differentiate loss x S, divide the gradients by S before the update; "
+                        "a power of two (default 1: none)")
     p.add_argument("--seed", type=int, default=0,
                    help="torch.manual_seed before model() and example_batch() (default 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -150,7 +154,8 @@ def run(argv=None) -> int:
         result = import_model(model, batch, args.output, loss=loss, optimizer=optimizer,
                               optimizer_hyper=hyper,
                               source_dir=os.path.dirname(os.path.abspath(path)),
-                              model_name=os.path.splitext(os.path.basename(path))[0])
+                              model_name=os.path.splitext(os.path.basename(path))[0],
+                              loss_scale=args.loss_scale)
     except ImportError_ as e:
         print(f"hwagent-import: error: {e}", file=sys.stderr)
         return 1
