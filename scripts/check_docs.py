@@ -36,7 +36,7 @@ EXTERNAL = {
     "--install": "cmake", "--prefix": "cmake", "--build": "cmake",
     "--call-graph": "perf record", "--mlir-to-llvmir": "mlir-translate",
     "--help": "every tool", "--gtest_filter": "GoogleTest",
-    "--output-on-failure": "ctest",
+    "--output-on-failure": "ctest", "--jit": "perf inject",
 }
 MAX_STEPS = "3"
 TOOLS = ["hwagent-opt", "hwagent-run", "hwagent-calibrate", "hwagent-report",
