@@ -7,7 +7,8 @@
 // through f16, and each op computes in f32 in between (wide accumulation
 // inside an op, as the ANE's accumulators are wider than its storage). The
 // variant then runs at the speed of the f32 code plus one conversion pass
-// per tensor, which the host's F16C/AVX-512 units vectorize.
+// per tensor, which the host's F16C/AVX-512 units vectorize. Infinite
+// constants (masks) become fp16's largest finite magnitude (finiteInfinities).
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,7 +75,45 @@ static bool roundInPayload(Operation *op) {
   return true;
 }
 
+/// fp16's largest finite magnitude.
+static constexpr double kHalfMax = 65504.0;
+
+/// Writes the infinities `fn`'s f32 constants hold (the -inf of a causal
+/// mask's masked_fill, a max's initial value) as fp16's largest finite
+/// magnitude, as models written for the ANE spell their masks: softmax and
+/// max give the same results (exp(-65504 - m) is 0 in f16 and f32 alike,
+/// and no f16 value is below it), and a program's outputs stay finite, so
+/// the runtime's check of the ANE's results (ProgramDispatch.cpp,
+/// anyNonFinite) keeps meaning overflow instead of re-running every masked
+/// attention program on the CPU.
+static void finiteInfinities(func::FuncOp fn) {
+  auto finite = [](const APFloat &value) {
+    return APFloat(value.isNegative() ? -kHalfMax : kHalfMax);
+  };
+  fn.walk([&](arith::ConstantOp constant) {
+    TypedAttr attr = constant.getValueAttr();
+    if (auto scalar = dyn_cast<FloatAttr>(attr)) {
+      if (scalar.getType().isF32() && scalar.getValue().isInfinity())
+        constant.setValueAttr(FloatAttr::get(
+            scalar.getType(), finite(scalar.getValue()).convertToDouble()));
+      return;
+    }
+    auto dense = dyn_cast<DenseFPElementsAttr>(attr);
+    if (!dense || !dense.isSplat() || !dense.getElementType().isF32())
+      return;
+    APFloat splat = dense.getSplatValue<APFloat>();
+    if (!splat.isInfinity())
+      return;
+    bool losesInfo = false;
+    APFloat value = finite(splat);
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    constant.setValueAttr(DenseElementsAttr::get(dense.getType(), value));
+  });
+}
+
 void hwagent::storeInHalf(func::FuncOp fn) {
+  finiteInfinities(fn);
   // Elementwise ops on tensors become linalg.generic first (as
   // hwagent-lower-to-llvm would make them), so that their rounding goes
   // into their payload.

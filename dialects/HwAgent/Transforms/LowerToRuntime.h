@@ -35,6 +35,7 @@ LogicalResult lowerProgram(const ProgramGroup &group, int64_t program,
 /// Rewrites `fn` to store every floating-point value in f16 while computing
 /// in f32: arguments, and every f32 result of its ops, are rounded through
 /// f16 (what the ANE's fp16 datapath keeps). Results keep their types.
+/// Infinite f32 constants become +-65504, fp16's largest finite magnitude.
 void storeInHalf(func::FuncOp fn);
 
 /// Declares the runtime's entry points (select, begin, end) in `module`.
