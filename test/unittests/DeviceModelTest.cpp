@@ -217,16 +217,21 @@ TEST(AneLayers, TrafficDoesNotHideBehindCompute) {
 
 TEST(AneLayers, OneLayerConvolutionsRunBelowTheDeepChainsPeak) {
   // A one-layer convolution moves its whole input and output around its
-  // compute; ANEForge's sweep measured 28-77 % of the 18.6 TFLOP/s deep
-  // chain peak on the M4 Max. The model must leave the peak too.
+  // compute; ANEForge's sweep measured 28 % (C=64) to 77 % (C=512) of the
+  // 18.6 TFLOP/s deep chain peak on the M4 Max. With the traffic hidden
+  // behind the compute the model gave 63 % at C=64.
   std::optional<TargetDescription> m4max = getBuiltinTarget("apple-m4-max");
   ASSERT_TRUE(m4max);
   const BackendDescription &ane = *m4max->lookup(BackendKind::ane);
-  for (auto [c, batch] : {std::pair<int64_t, int64_t>{64, 16}, {512, 4}}) {
-    RegionProfile layer = conv3x3(c, batch);
+  struct Case {
+    int64_t channels, batch;
+    double mostOfPeak;
+  } cases[] = {{64, 16, 0.55}, {512, 4, 0.9}};
+  for (const Case &c : cases) {
+    RegionProfile layer = conv3x3(c.channels, c.batch);
     ProgramCost p = inferenceProgram(layer, ane);
     double rate = double(layer.flops) / p.seconds;
-    EXPECT_LT(rate, 0.9 * ane.peakFor("f16")) << "C=" << c;
+    EXPECT_LT(rate, c.mostOfPeak * ane.peakFor("f16")) << "C=" << c.channels;
   }
 }
 
