@@ -55,6 +55,8 @@ struct BackendMapper {
         !o.mapOptional("sram_bytes", d.sramBytes) ||
         !o.mapOptional("row_alignment", d.rowAlignment) ||
         !o.mapOptional("spill_factor", d.spillFactor) ||
+        !o.mapOptional("serial_memory", d.serialMemory) ||
+        !o.mapOptional("winograd_gain", d.winogradGain) ||
         !o.mapOptional("region_launch", d.regionLaunch) ||
         !o.mapOptional("input_weight_efficiency", d.inputWeightEfficiency) ||
         !o.mapOptional("compile", d.compile) ||
@@ -286,6 +288,8 @@ std::string hwconfig::printTarget(const TargetDescription &target) {
         {"sram_bytes", b.sramBytes},
         {"row_alignment", b.rowAlignment},
         {"spill_factor", b.spillFactor},
+        {"serial_memory", b.serialMemory},
+        {"winograd_gain", b.winogradGain},
         {"launch", b.launch},
         {"region_launch", b.regionLaunch},
         {"weight_updates", std::move(updates)},

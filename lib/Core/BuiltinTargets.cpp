@@ -154,6 +154,10 @@ BackendDescription appleAne(const AppleChip &chip) {
   b.sramBytes = 32ll << 20;
   b.rowAlignment = 64;
   b.spillFactor = 1.4;
+  // A layer's tiles are loaded, computed and stored one after another: one
+  // layer's traffic does not hide behind its own compute (docs/targets.md:
+  // one-layer conv sweeps reach 28-77 % of the deep chain's peak).
+  b.serialMemory = true;
   b.launch = chip.aneLaunch;
   b.regionLaunch = 1.0e-6;
   b.weightUpdates = {WeightUpdate::input, WeightUpdate::recompile,
@@ -212,6 +216,11 @@ BackendDescription appleGpu(const AppleChip &chip) {
   b.bandwidth = chip.dramBandwidth;
   b.launch = 5.0e-4;
   b.regionLaunch = 3.0e-5;
+  // MPS runs 3x3 unit-stride convolutions with Winograd F(2x2,3x3): 16
+  // multiplies per 2x2 output tile and input channel instead of 36
+  // (Lavin & Gray 2016); the published M4 Max sweep's convolutions run at
+  // 2.3x its GEMM rate (docs/targets.md).
+  b.winogradGain = 2.25;
   b.staticShapes = false;
   b.opKinds = kAcceleratorKinds;
   b.elementTypes = {"f16", "f32", "i32", "i16", "i8", "i1"};

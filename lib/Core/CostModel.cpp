@@ -186,6 +186,15 @@ RegionCost hwcore::predictRegion(const RegionProfile &region,
     rate = std::max(rate, backend.matrixFlops);
   double flops = static_cast<double>(region.flops);
   cost.compute = flops / rate;
+  // Convolutions the backend's libraries run with Winograd's minimal
+  // filtering do fewer multiplies than their direct FLOPs count.
+  if (kind == WorkKind::conv && backend.winogradGain > 1 &&
+      region.winogradFlops > 0) {
+    double winograd =
+        std::min(flops, static_cast<double>(region.winogradFlops));
+    cost.compute =
+        (flops - winograd) / rate + winograd / (rate * backend.winogradGain);
+  }
   if (!backend.programRamp)
     cost.compute /= utilization(backend, flops);
   cost.computeInputWeights = cost.compute;
@@ -214,6 +223,7 @@ RegionCost hwcore::predictRegion(const RegionProfile &region,
     cost.scale(backend.spillFactor);
   }
   cost.regionLaunch = backend.regionLaunch;
+  cost.serial = backend.serialMemory;
   return cost;
 }
 
@@ -331,7 +341,7 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
             streamed * static_cast<double>(r->weightBytes) / backend.bandwidth;
       compute += rc;
       memory += rm;
-      work += std::max(rc, rm);
+      work += r->busySeconds(rc, rm);
     }
     c.compute = compute;
     c.memory = memory;

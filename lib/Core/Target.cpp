@@ -138,6 +138,8 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
       c.fail(path + ".row_alignment", "must be non-negative");
     if (!(std::isfinite(b.spillFactor) && b.spillFactor >= 1))
       c.fail(path + ".spill_factor", "must be at least 1");
+    if (!(std::isfinite(b.winogradGain) && b.winogradGain >= 1))
+      c.fail(path + ".winograd_gain", "must be at least 1");
     c.nonNegative(path + ".launch", b.launch);
     c.nonNegative(path + ".region_launch", b.regionLaunch);
     c.unitInterval(path + ".input_weight_efficiency", b.inputWeightEfficiency);

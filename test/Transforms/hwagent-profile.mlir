@@ -6,12 +6,30 @@
 
 // conv: 2 * (1*4*6*6 outputs) * (3*3*3 taps) = 7776. Reads the input
 // (1*3*8*8*4 B = 768) and the filter (4*3*3*3*4 B = 432); writes 144*4 B.
+// A 3x3 window at unit stride over 3 input channels: Winograd applies to
+// all of its FLOPs.
 // CHECK-LABEL: func.func @conv
-// CHECK: features = #hwagent.features<flops = 7776, bytes_read = 1200, bytes_written = 576, params = 108, param_bytes = 432, ops = {conv = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 8, max_rank = 4, rows = 48, loops = false, phase = unknown>
+// CHECK: features = #hwagent.features<flops = 7776, bytes_read = 1200, bytes_written = 576, params = 108, param_bytes = 432, ops = {conv = 1}, depth = 1, types = [f32], dynamic_dims = 0, max_dim = 8, max_rank = 4, rows = 48, loops = false, phase = unknown, winograd_flops = 7776>
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
   %e = tensor.empty() : tensor<1x4x6x6xf32>
   %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   return %c : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// Winograd F(2x2,3x3) does not apply to a 1x1 window or a strided 3x3 one:
+// no winograd_flops.
+// CHECK-LABEL: func.func @conv_not_winograd
+// CHECK: features = #hwagent.features<flops = 1536, {{.*}}ops = {conv = 1}, {{.*}}loops = false, phase = {{[a-z]+}}>}
+// CHECK: features = #hwagent.features<flops = 1944, {{.*}}ops = {conv = 1}, {{.*}}loops = false, phase = {{[a-z]+}}>}
+// CHECK-NOT: winograd_flops
+func.func @conv_not_winograd(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x1x1xf32>, %w3: tensor<4x3x3x3xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x3x3xf32>) {
+  %e1 = tensor.empty() : tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw ins(%x, %w1 : tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) outs(%e1 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %e3 = tensor.empty() : tensor<1x4x3x3xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>} ins(%x, %w3 : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%e3 : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %c1, %c3 : tensor<1x4x8x8xf32>, tensor<1x4x3x3xf32>
 }
 
 // -----

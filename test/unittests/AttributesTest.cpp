@@ -48,7 +48,7 @@ protected:
                              /*depth=*/2, {b.getF32Type()}, /*dynamicDims=*/0,
                              /*maxDim=*/16, /*maxRank=*/2, /*rows=*/24,
                              /*hasLoops=*/false, Phase::forward,
-                             /*weightGradient=*/false);
+                             /*weightGradient=*/false, /*winogradFlops=*/0);
   }
 
   MLIRContext context;
@@ -82,10 +82,25 @@ TEST_F(AttributesTest, FeaturesVerifierRejectsBadHistogram) {
     Builder b(&context);
     FeaturesAttr attr = FeaturesAttr::getChecked(
         [&] { return emitError(UnknownLoc::get(&context)); }, &context, 1, 1, 1,
-        0, 0, shortHistogram, 1, {}, 0, 1, 1, 0, false, Phase::unknown, false);
+        0, 0, shortHistogram, 1, {}, 0, 1, 1, 0, false, Phase::unknown, false,
+        0);
     EXPECT_FALSE(attr);
   });
   EXPECT_NE(errors.find("op histogram must have"), std::string::npos) << errors;
+}
+
+TEST_F(AttributesTest, FeaturesVerifierRejectsMoreWinogradFlopsThanFlops) {
+  SmallVector<int64_t> histogram(kNumOpKinds, 0);
+  std::string errors = captureErrors([&] {
+    FeaturesAttr attr = FeaturesAttr::getChecked(
+        [&] { return emitError(UnknownLoc::get(&context)); }, &context, 10, 1,
+        1, 0, 0, histogram, 1, {}, 0, 1, 1, 0, false, Phase::unknown, false,
+        11);
+    EXPECT_FALSE(attr);
+  });
+  EXPECT_NE(errors.find("11 winograd FLOPs of only 10 FLOPs"),
+            std::string::npos)
+      << errors;
 }
 
 TEST_F(AttributesTest, CostsLookupAndVerifier) {

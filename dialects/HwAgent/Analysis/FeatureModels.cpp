@@ -291,6 +291,38 @@ static OpKind classifyTosa(Operation *op) {
       });
 }
 
+int64_t mlir::hwagent::winogradEligibleFlops(Operation *op, int64_t flops) {
+  auto unit = [](ArrayRef<int64_t> values) {
+    return llvm::all_of(values, [](int64_t v) { return v == 1; });
+  };
+  if (auto conv = dyn_cast<tosa::Conv2DOp>(op)) {
+    Value w = conv.getWeight(); // [O, KH, KW, I]
+    bool eligible = dim(w, 1) == 3 && dim(w, 2) == 3 && dim(w, 3) > 1 &&
+                    unit(conv.getStride()) && unit(conv.getDilation());
+    return eligible ? flops : 0;
+  }
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 0;
+  FailureOr<linalg::ConvolutionDimensions> dims =
+      linalg::inferConvolutionDims(linalgOp);
+  if (failed(dims) || dims->filterLoop.size() != 2 ||
+      dims->inputChannel.empty() || !unit(dims->strides) ||
+      !unit(dims->dilations))
+    return 0;
+  SmallVector<int64_t> ranges = staticLoopRanges(linalgOp);
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return 0;
+  int64_t inputChannels = 1;
+  for (unsigned loop : dims->inputChannel)
+    inputChannels = saturatingMul(inputChannels, ranges[loop]);
+  bool eligible =
+      inputChannels > 1 && llvm::all_of(dims->filterLoop, [&](unsigned loop) {
+        return ranges[loop] == 3;
+      });
+  return eligible ? flops : 0;
+}
+
 static int64_t tosaFlops(Operation *op) {
   auto outElements = [&] {
     return op->getNumResults() ? countElements(op->getResult(0).getType()) : 0;

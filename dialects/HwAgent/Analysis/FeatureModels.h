@@ -16,6 +16,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class Operation;
 class Region;
 } // namespace mlir
 
@@ -36,6 +37,12 @@ int64_t countElements(Type type);
 
 /// Bytes of `type` (elements times the element width rounded up to bytes).
 int64_t countBytes(Type type);
+
+/// `flops` when `op` (a convolution of `flops` FLOPs) has a 3x3 window,
+/// unit strides and dilations and more than one input channel: what
+/// Winograd's minimal filtering F(2x2,3x3) runs with fewer multiplies (the
+/// convolution libraries of GPUs pick it for these); 0 otherwise.
+int64_t winogradEligibleFlops(Operation *op, int64_t flops);
 
 /// Arithmetic operations in one execution of a payload region (a linalg body):
 /// each arith/math op counts 1, constants and casts count 0.

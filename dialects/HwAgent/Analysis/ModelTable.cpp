@@ -17,7 +17,9 @@ using namespace mlir::hwagent;
 namespace cm = ::hwcore;
 
 /// A region's predicted seconds inside a program on each backend.
-static void regionPredictions(RegionOp region, hwagent_region_info_t &info) {
+static void regionPredictions(RegionOp region,
+                              const cm::TargetDescription &target,
+                              hwagent_region_info_t &info) {
   CostsAttr costs = region.getCostsAttr();
   info.legal_mask = costs ? 0 : 1u << HWAGENT_BACKEND_CPU;
   if (!costs)
@@ -28,10 +30,14 @@ static void regionPredictions(RegionOp region, hwagent_region_info_t &info) {
     unsigned b = static_cast<unsigned>(entry.getBackend());
     info.legal_mask |= 1u << b;
     double seconds = entry.getSeconds().convertToDouble();
-    if (CostTermsAttr terms = entry.getTerms())
-      seconds = regionCost(entry, static_cast<hwcore::BackendKind>(b))
-                    .insideSeconds() *
+    if (CostTermsAttr terms = entry.getTerms()) {
+      cm::BackendDescription backend;
+      backend.kind = static_cast<hwcore::BackendKind>(b);
+      if (const cm::BackendDescription *known = target.lookup(backend.kind))
+        backend = *known;
+      seconds = regionCost(entry, backend).insideSeconds() *
                 terms.getTelemetry().convertToDouble();
+    }
     info.predicted[b] = seconds;
   }
 }
@@ -141,7 +147,7 @@ static LogicalResult fixedJoules(ArrayRef<RegionOp> regions,
           costs ? costs.lookup(static_cast<Backend>(b)) : BackendCostAttr();
       if (!entry || !entry.getLegal())
         continue;
-      cm::RegionCost cost = regionCost(entry, backend.kind);
+      cm::RegionCost cost = regionCost(entry, backend);
       double memory =
           inputs ? std::max(cost.memoryInputWeights, cost.memory) : cost.memory;
       joules += cm::workJoules(backend, double(cost.flops), memory);
@@ -271,7 +277,7 @@ addPrograms(ModuleOp module, const cm::TargetDescription &target,
           info.flops = features.getFlops();
           info.bytes = features.getBytesRead() + features.getBytesWritten();
         }
-        regionPredictions(region, info);
+        regionPredictions(region, target, info);
         program.flops += info.flops;
         table.regions.push_back(info);
         programOf[region] = index;

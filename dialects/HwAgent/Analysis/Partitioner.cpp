@@ -27,9 +27,10 @@ double hwagent::roundSeconds(double seconds) {
 }
 
 cm::RegionCost hwagent::regionCost(BackendCostAttr entry,
-                                   cm::BackendKind kind) {
+                                   const cm::BackendDescription &backend) {
   cm::RegionCost cost;
-  cost.backend = kind;
+  cost.backend = backend.kind;
+  cost.serial = backend.serialMemory;
   cost.legal = entry.getLegal();
   cost.reason = entry.getReason().str();
   if (!cost.legal)
@@ -92,7 +93,7 @@ static LogicalResult addRegionCosts(ArrayRef<RegionOp> regions,
                << "has no cost for backend '" << cm::backendName(kind)
                << "' of target '" << target.getName()
                << "'; run hwagent-estimate-costs with the same target";
-      row.push_back(regionCost(entry, kind));
+      row.push_back(regionCost(entry, graph.backends[label]));
       anyLegal |= entry.getLegal();
       if (CostTermsAttr terms = entry.getTerms())
         graph.telemetryFactor[label] = terms.getTelemetry().convertToDouble();

@@ -32,9 +32,10 @@ using ::hwreport::formatSeconds;
 double roundSeconds(double seconds);
 
 /// A region's cost on a backend as the partitioner prices it: the cost
-/// model's terms when the entry has them, else its seconds as compute.
+/// model's terms when the entry has them, else its seconds as compute; on
+/// `backend`, whose description says whether its traffic overlaps compute.
 ::hwcore::RegionCost regionCost(BackendCostAttr entry,
-                                ::hwcore::BackendKind kind);
+                                const ::hwcore::BackendDescription &backend);
 
 /// A value flowing from one node to another (host = last node).
 struct RegionFlow {

@@ -65,6 +65,8 @@ OpWork WorkloadProfiler::getOpWork(Operation *op) {
     OpWork work;
     work.kind = feature.getOpKind();
     work.flops = feature.getFlopCount();
+    if (work.kind == OpKind::conv)
+      work.winogradFlops = winogradEligibleFlops(op, work.flops);
     work.weightOperands = feature.getWeightOperandIndices();
     work.histogram[static_cast<unsigned>(work.kind)] = 1;
     work.hasLoops = op->getNumRegions() > 0 && work.kind == OpKind::control_flow
@@ -107,6 +109,7 @@ OpWork WorkloadProfiler::summarizeCallee(FunctionOpInterface callee) {
   FeaturesAttr features = computeFeatures(callee);
   calleesInProgress.erase(key);
   summary.flops = features.getFlops();
+  summary.winogradFlops = features.getWinogradFlops();
   summary.depth = std::max<int64_t>(1, features.getDepth());
   summary.hasLoops = features.getHasLoops();
   for (auto [index, count] : llvm::enumerate(features.getOpHistogram()))
@@ -221,6 +224,8 @@ public:
 
   void addWork(Operation *op, const OpWork &work) {
     flops = saturatingAdd(flops, work.flops);
+    winogradFlops =
+        std::min(flops, saturatingAdd(winogradFlops, work.winogradFlops));
     for (auto [index, count] : llvm::enumerate(work.histogram))
       histogram[index] += count;
     hasLoops |= work.hasLoops;
@@ -271,10 +276,10 @@ public:
       phase = static_cast<Phase>(*seenPhases.begin());
     else if (seenPhases.size() > 1)
       phase = Phase::mixed;
-    return FeaturesAttr::get(context, flops, bytesRead, bytesWritten, params,
-                             paramBytes, histogram, maxDepth,
-                             elementTypes.getArrayRef(), dynamicDims, maxDim,
-                             maxRank, rows, hasLoops, phase, weightGradient);
+    return FeaturesAttr::get(
+        context, flops, bytesRead, bytesWritten, params, paramBytes, histogram,
+        maxDepth, elementTypes.getArrayRef(), dynamicDims, maxDim, maxRank,
+        rows, hasLoops, phase, weightGradient, winogradFlops);
   }
 
 private:
@@ -328,7 +333,7 @@ private:
   const PhaseAnalysis *phases;
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, params = 0,
           paramBytes = 0, maxDepth = 0, dynamicDims = 0, maxDim = 0,
-          maxRank = 0, rows = 0;
+          maxRank = 0, rows = 0, winogradFlops = 0;
   llvm::DenseMap<Value, int64_t> rowsOf;
   SmallVector<int64_t> histogram = SmallVector<int64_t>(kNumOpKinds, 0);
   bool hasLoops = false;

@@ -27,6 +27,9 @@ struct OpWork {
   /// Histogram bucket of the op itself.
   OpKind kind = OpKind::opaque;
   int64_t flops = 0;
+  /// FLOPs of convolutions Winograd applies to (FeaturesAttr's
+  /// winograd_flops).
+  int64_t winogradFlops = 0;
   /// Operand positions holding weights (see FeatureOpInterface).
   SmallVector<unsigned> weightOperands;
   /// Ops counted for the histogram: the op itself, or a callee's ops.

@@ -56,7 +56,7 @@ LogicalResult FeaturesAttr::verify(
     int64_t bytesRead, int64_t bytesWritten, int64_t params, int64_t paramBytes,
     ArrayRef<int64_t> opHistogram, int64_t depth, ArrayRef<Type> elementTypes,
     int64_t dynamicDims, int64_t maxDim, int64_t maxRank, int64_t rows,
-    bool hasLoops, Phase phase, bool weightGradient) {
+    bool hasLoops, Phase phase, bool weightGradient, int64_t winogradFlops) {
   std::pair<StringRef, int64_t> counts[] = {{"flops", flops},
                                             {"bytes_read", bytesRead},
                                             {"bytes_written", bytesWritten},
@@ -66,7 +66,8 @@ LogicalResult FeaturesAttr::verify(
                                             {"dynamic_dims", dynamicDims},
                                             {"max_dim", maxDim},
                                             {"max_rank", maxRank},
-                                            {"rows", rows}};
+                                            {"rows", rows},
+                                            {"winograd_flops", winogradFlops}};
   for (auto [name, value] : counts)
     if (value < 0)
       return emitError() << "features field '" << name
@@ -79,6 +80,9 @@ LogicalResult FeaturesAttr::verify(
       return emitError() << "features op count for '"
                          << stringifyOpKind(static_cast<OpKind>(index))
                          << "' must be non-negative, got " << count;
+  if (winogradFlops > flops)
+    return emitError() << "features declare " << winogradFlops
+                       << " winograd FLOPs of only " << flops << " FLOPs";
   if (params > 0 && paramBytes == 0)
     return emitError() << "features declare " << params
                        << " parameters but zero parameter bytes";
@@ -88,7 +92,7 @@ LogicalResult FeaturesAttr::verify(
 Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0, params = 0,
           paramBytes = 0, depth = 0, dynamicDims = 0, maxDim = 0, maxRank = 0,
-          rows = 0;
+          rows = 0, winogradFlops = 0;
   SmallVector<int64_t> histogram(kNumOpKinds, 0);
   SmallVector<Type> types;
   bool hasLoops = false, weightGradient = false;
@@ -102,7 +106,8 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
                                           {"dynamic_dims", &dynamicDims},
                                           {"max_dim", &maxDim},
                                           {"max_rank", &maxRank},
-                                          {"rows", &rows}};
+                                          {"rows", &rows},
+                                          {"winograd_flops", &winogradFlops}};
   llvm::SmallSet<std::string, 16> seen;
 
   auto parseField = [&]() -> ParseResult {
@@ -178,7 +183,8 @@ Attribute FeaturesAttr::parse(AsmParser &parser, Type) {
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), flops, bytesRead, bytesWritten, params,
                     paramBytes, histogram, depth, types, dynamicDims, maxDim,
-                    maxRank, rows, hasLoops, phase, weightGradient);
+                    maxRank, rows, hasLoops, phase, weightGradient,
+                    winogradFlops);
 }
 
 void FeaturesAttr::print(AsmPrinter &printer) const {
@@ -204,6 +210,8 @@ void FeaturesAttr::print(AsmPrinter &printer) const {
           << ", phase = " << stringifyPhase(getPhase());
   if (getWeightGradient())
     printer << ", weight_gradient = true";
+  if (getWinogradFlops() > 0)
+    printer << ", winograd_flops = " << getWinogradFlops();
   printer << ">";
 }
 

@@ -51,7 +51,10 @@ def HwAgent_FeaturesAttr : HwAgent_Attr<"Features", "features"> {
     - `loops`: the region contains a loop or recurrence;
     - `phase`: training phase when it could be told;
     - `weight_gradient`: the region computes a gradient of the parameters
-      (printed only when true).
+      (printed only when true);
+    - `winograd_flops`: FLOPs of convolutions with a 3x3 window, unit stride
+      and dilation and more than one input channel (what Winograd's minimal
+      filtering applies to; printed only when non-zero).
 
     Every field is optional when parsing and defaults to zero/empty/unknown.
 
@@ -78,7 +81,8 @@ def HwAgent_FeaturesAttr : HwAgent_Attr<"Features", "features"> {
     "int64_t":$rows,
     "bool":$hasLoops,
     "::mlir::hwagent::Phase":$phase,
-    "bool":$weightGradient
+    "bool":$weightGradient,
+    "int64_t":$winogradFlops
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -254,6 +258,8 @@ def HwAgent_DeviceAttr : HwAgent_Attr<"Device", "device"> {
     HwAgent_Int<"0">:$sram_bytes,
     HwAgent_Int<"0">:$row_alignment,
     HwAgent_Real<"1.0">:$spill_factor,
+    HwAgent_Flag:$serial_memory,
+    HwAgent_Real<"1.0">:$winograd_gain,
     HwAgent_Real<"0.0">:$launch,
     HwAgent_Real<"0.0">:$region_launch,
     HwAgent_List:$weight_updates,

@@ -152,6 +152,8 @@ DeviceAttr::toDescription(std::string &error) const {
   d.sramBytes = getSramBytes();
   d.rowAlignment = getRowAlignment();
   d.spillFactor = getSpillFactor().convertToDouble();
+  d.serialMemory = flag(getSerialMemory());
+  d.winogradGain = getWinogradGain().convertToDouble();
   d.launch = getLaunch().convertToDouble();
   d.regionLaunch = getRegionLaunch().convertToDouble();
   auto weightUpdate =
@@ -239,15 +241,15 @@ DeviceAttr DeviceAttr::get(MLIRContext *ctx,
       APFloat(d.rampExponent), flagAttr(d.programRamp),
       d.computeType.empty() ? StringAttr() : b.getStringAttr(d.computeType),
       APFloat(d.bandwidth), flagAttr(d.fusedMemory), d.sramBytes,
-      d.rowAlignment, APFloat(d.spillFactor), APFloat(d.launch),
-      APFloat(d.regionLaunch), list(modes), APFloat(d.inputWeightEfficiency),
-      APFloat(d.compile), APFloat(d.compilePerByte), APFloat(d.reload),
-      APFloat(d.reloadPerByte), d.maxWeightBytes, d.maxCompiles,
-      APFloat(d.restart), APFloat(d.idlePower), APFloat(d.activePower),
-      APFloat(d.energyPerFlop), APFloat(d.energyPerByte), APFloat(d.hostPower),
-      APFloat(d.launchEnergy), d.threads, APFloat(d.parallelExponent),
-      flagAttr(d.staticShapes), d.maxDim, d.maxRank, list(kinds),
-      list(d.elementTypes));
+      d.rowAlignment, APFloat(d.spillFactor), flagAttr(d.serialMemory),
+      APFloat(d.winogradGain), APFloat(d.launch), APFloat(d.regionLaunch),
+      list(modes), APFloat(d.inputWeightEfficiency), APFloat(d.compile),
+      APFloat(d.compilePerByte), APFloat(d.reload), APFloat(d.reloadPerByte),
+      d.maxWeightBytes, d.maxCompiles, APFloat(d.restart), APFloat(d.idlePower),
+      APFloat(d.activePower), APFloat(d.energyPerFlop),
+      APFloat(d.energyPerByte), APFloat(d.hostPower), APFloat(d.launchEnergy),
+      d.threads, APFloat(d.parallelExponent), flagAttr(d.staticShapes),
+      d.maxDim, d.maxRank, list(kinds), list(d.elementTypes));
 }
 
 hwcore::TargetDescription TargetAttr::toDescription() const {

@@ -111,6 +111,7 @@ static cm::RegionProfile toProfile(RegionOp region, FeaturesAttr features,
   profile.hasLoops = features.getHasLoops();
   profile.phase = static_cast<cm::Phase>(features.getPhase());
   profile.weightGradient = features.getWeightGradient();
+  profile.winogradFlops = features.getWinogradFlops();
   profile.unsupportedOps = findUnsupportedOps(region);
   return profile;
 }

@@ -72,6 +72,7 @@ static void writeFeatures(llvm::json::OStream &json, FeaturesAttr features) {
   json.attribute("loops", features.getHasLoops());
   json.attribute("phase", stringifyPhase(features.getPhase()));
   json.attribute("weight_gradient", features.getWeightGradient());
+  json.attribute("winograd_flops", features.getWinogradFlops());
 }
 
 namespace {

@@ -26,6 +26,8 @@ namespace hwcore {
 /// plus facts legality needs that the features do not carry.
 struct RegionProfile {
   int64_t flops = 0;
+  /// FLOPs of 3x3 unit-stride convolutions (Winograd applies to them).
+  int64_t winogradFlops = 0;
   int64_t bytesRead = 0;
   int64_t bytesWritten = 0;
   int64_t params = 0;
@@ -116,6 +118,9 @@ struct RegionCost {
   /// The working set exceeded on-chip memory (compute and memory slowed by
   /// the spill factor).
   bool spilled = false;
+  /// The backend does not overlap the region's traffic with its compute
+  /// (BackendDescription::serialMemory): they add up.
+  bool serial = false;
   /// Multiplier learned from measured profiles (1 = none) and whether a
   /// measurement replaced part of the estimate.
   double correction = 1;
@@ -127,7 +132,14 @@ struct RegionCost {
   /// (whichever binds) and its region launch; the program adds the launch
   /// and weight handling. What the runtime's profile measures per region.
   double insideSeconds() const {
-    return (compute > memory ? compute : memory) + regionLaunch;
+    return busySeconds(compute, memory) + regionLaunch;
+  }
+  /// Seconds of `computeSeconds` and `memorySeconds` of this region's work:
+  /// the larger, or their sum on a backend that does not overlap them.
+  double busySeconds(double computeSeconds, double memorySeconds) const {
+    if (serial)
+      return computeSeconds + memorySeconds;
+    return computeSeconds > memorySeconds ? computeSeconds : memorySeconds;
   }
 };
 

@@ -46,6 +46,12 @@ struct BackendDescription {
   double matrixFlops = 0;
   /// Share of the peak each kind of work reaches (absent = 1).
   std::map<WorkKind, double> kindEfficiency;
+  /// Throughput factor on the FLOPs of convolutions that Winograd's minimal
+  /// filtering applies to (3x3 windows, unit stride and dilation): the
+  /// backend's libraries run them with fewer multiplies than the direct
+  /// count (F(2x2,3x3): 16 instead of 36 per output tile, 2.25x), so their
+  /// direct FLOPs go faster than the peak. 1 = direct or implicit GEMM.
+  double winogradGain = 1.0;
   /// Utilization ramp: util = min(1, (F / rampFlops) ^ rampExponent) for F
   /// FLOPs of work (deep programs amortize the pipeline's fill).
   double rampFlops = 1.0;
@@ -71,6 +77,10 @@ struct BackendDescription {
   /// set (operands and weights) exceeds it.
   int64_t sramBytes = 0;
   double spillFactor = 1.0;
+  /// A region's memory traffic does not overlap its compute: it costs
+  /// compute + memory rather than the larger of the two (the ANE moves a
+  /// layer's tiles in and out around its compute; docs/cost-model.md).
+  bool serialMemory = false;
 
   // Launches.
   /// Seconds per program launch (for the ANE the host round trip).
