@@ -15,6 +15,11 @@ when they apply, never silent:
   - `scripts/dev ...` is not run: it is the build and the test command this
     check runs inside (the README's other blocks run what it would).
 
+Figures: a paragraph of README.md or docs/*.md that quotes a figure (a
+time, a throughput, a percentage, a ratio) measured on a machine it names
+(this VM, AMD EPYC, Intel, this machine) must say when it was measured: a
+date (YYYY-MM-DD) in the paragraph or in the heading above it.
+
 Options: every `--name` in README.md and docs/*.md must be one a program of
 the repository takes: in the --help of the tools, or written as "--name" in
 the sources of the benchmarks and scripts; and every key of a pass pipeline
@@ -160,6 +165,59 @@ def check_options(root, build, failures):
     return named
 
 
+FIGURE = re.compile(r"\d[\d.,]*\s?(?:ns|us|ms|s|GFLOP/s|GB/s|minutes|min|%|x)"
+                    r"(?!\w)")
+MACHINE = re.compile(r"\b(?:VM|AMD EPYC|Intel|this machine)\b")
+DATE = re.compile(r"20\d\d-\d\d-\d\d")
+
+
+def paragraphs(path):
+    """(line, text) of each paragraph, list item and table row outside code
+    blocks, the text prefixed with the heading it is under."""
+    inside, heading, current, start = False, "", [], 0
+    out = []
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if line.strip().startswith("```"):
+            inside = not inside
+        starts = (inside or not line.strip() or line.startswith("#")
+                  or line.lstrip().startswith("- ") or line.startswith("|")
+                  or line.strip().startswith("```"))
+        if starts and current:
+            out.append((start, heading + " " + " ".join(current)))
+            current = []
+        if inside or line.strip().startswith("```") or not line.strip():
+            continue
+        if line.startswith("#"):
+            heading = line
+            continue
+        if not current:
+            start = number
+        current.append(line)
+    if current:
+        out.append((start, heading + " " + " ".join(current)))
+    return out
+
+
+def check_figures(root, failures):
+    """Figures measured on a machine say when."""
+    docs = [os.path.join(root, "README.md")] + sorted(
+        glob.glob(os.path.join(root, "docs", "*.md")))
+    checked = 0
+    for doc in docs:
+        for number, text in paragraphs(doc):
+            if not (FIGURE.search(text) and MACHINE.search(text)):
+                continue
+            checked += 1
+            if not DATE.search(text):
+                failures.append(
+                    f"{os.path.relpath(doc, root)}:{number}: a figure "
+                    f"measured on a machine without the date it was "
+                    f"measured (YYYY-MM-DD in the paragraph or its "
+                    f"heading): {text.split(' ', 1)[-1][:120]}...")
+    return checked
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.join(
@@ -170,11 +228,13 @@ def main():
     root, build = os.path.abspath(args.root), os.path.abspath(args.build)
     failures = []
     named = check_options(root, build, failures)
+    dated = check_figures(root, failures)
     ran = 0 if args.only_options else run_blocks(root, build, failures)
     for f in failures:
         print(f)
     print(f"check_docs: {ran} README commands run, {named} option mentions "
-          f"checked, {len(failures)} failures")
+          f"checked, {dated} measured figures dated, {len(failures)} "
+          f"failures")
     return 1 if failures else 0
 
 

@@ -12,7 +12,9 @@ inline event handler or javascript: URL anywhere, so a model file cannot
 have injected markup. Then, as a person would: clicking the middle
 program's card, timeline bar and table row must open its details inside
 the viewport next to what was clicked; search, grouping by backend,
-collapsing, the timeline's zoom and (run pages) smoothing must work.
+collapsing, the timeline's zoom and (run pages) smoothing must work. A
+comparison page (hwagent-report --compare) must show its headline on the
+first screen and open either side's program details next to its row.
 Optionally writes a screenshot. Exit status 0 when every check passes;
 each failure is printed.
 
@@ -259,7 +261,8 @@ def dom_checks(page_html, args):
             if table not in ids:
                 failures.append(f"no #{table}")
         rows = sum(1 for t, a in dom.elements
-                   if t == "tr" and a.get("data-function") == str(f))
+                   if t == "tr" and a.get("data-function") == str(f)
+                   and "data-compare" not in a)
         if rows != len(functions[f]["programs"]):
             failures.append(f"#programs-{f} has {rows} rows, the data "
                             f"{len(functions[f]['programs'])} programs")
@@ -344,6 +347,35 @@ same:r.getAttribute('points').trim()===m.getAttribute('points').trim()};
 s.value='0';s.dispatchEvent(new Event('input'));return out;})()"""
 
 
+COMPARED = """(function(){var out=[];['a','b'].forEach(function(s){
+var rows=document.querySelectorAll('tr[data-compare="'+s+'"]');
+if(rows.length){var r=rows[Math.floor(rows.length/2)];
+out.push([s,r.getAttribute('data-function'),r.getAttribute('data-program')]);}
+});return out;})()"""
+
+
+def comparison(browser):
+    """A comparison page (hwagent-report --compare): its headline on the
+    first screen, and a click on either side's program row opens that
+    program's details next to it."""
+    failures = []
+    top = browser.evaluate("(function(){var h=document.getElementById("
+                           "'compare-headline');return h?"
+                           "h.getBoundingClientRect().top:null;})()")
+    if top is None or top > browser.evaluate("innerHeight") - 40:
+        failures.append(f"the comparison's headline is not on the first "
+                        f"screen (top {top})")
+    rows = browser.evaluate(COMPARED)
+    if [s for s, _, _ in rows] != ["a", "b"]:
+        failures.append(f"the comparison has program rows for {rows}, "
+                        f"expected both sides")
+    for side, f, p in rows:
+        failures += check_details(
+            browser, f'tr[data-compare="{side}"][data-function="{f}"]'
+            f'[data-program="{p}"]', p)
+    return failures
+
+
 def interactions(browser, functions):
     """The first screen's headline, then click, search, regrouping,
     collapsing, zoom and smoothing, done in the page as a person would."""
@@ -353,6 +385,8 @@ def interactions(browser, functions):
                            "h.getBoundingClientRect().top:null;})()")
     if top is None or top > browser.evaluate("innerHeight") - 40:
         failures.append(f"the headline is not on the first screen (top {top})")
+    if browser.evaluate("!!document.getElementById('compare-headline')"):
+        failures += comparison(browser)
     if not functions or not browser.evaluate(
             "!!document.getElementById('prog-0-0')"):
         return failures

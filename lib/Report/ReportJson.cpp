@@ -454,6 +454,8 @@ llvm::Expected<PartitionReport> hwreport::readJson(const json::Value &value) {
       continue;
     reader.context = llvm::formatv("functions[{0}].", i).str();
     report.functions.push_back(reader.function(*fn));
+    // The report's strategy is what every function's placement applied.
+    report.functions.back().chosen = report.strategy;
   }
   if (!reader.error.empty())
     return llvm::createStringError(reader.error);

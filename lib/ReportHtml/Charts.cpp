@@ -84,18 +84,28 @@ std::string hwreport::html::lineChart(
     const std::vector<std::pair<double, double>> &points,
     const std::vector<std::pair<double, std::string>> &marks,
     const std::vector<std::pair<double, std::string>> &epochs) {
+  return lineChart(id, title, yUnit, std::vector<Series>{{"", points}}, marks,
+                   epochs);
+}
+
+std::string hwreport::html::lineChart(
+    const std::string &id, const std::string &title, const std::string &yUnit,
+    const std::vector<Series> &series,
+    const std::vector<std::pair<double, std::string>> &marks,
+    const std::vector<std::pair<double, std::string>> &epochs) {
   const double width = 900, height = 230, left = 78, right = 20, top = 28,
                bottom = 40;
   std::string out;
   llvm::raw_string_ostream os(out);
   std::vector<double> ys;
   double x0 = INFINITY, x1 = -INFINITY;
-  for (auto [x, y] : points)
-    if (std::isfinite(y)) {
-      ys.push_back(y);
-      x0 = std::min(x0, x);
-      x1 = std::max(x1, x);
-    }
+  for (const Series &s : series)
+    for (auto [x, y] : s.points)
+      if (std::isfinite(y)) {
+        ys.push_back(y);
+        x0 = std::min(x0, x);
+        x1 = std::max(x1, x);
+      }
   if (ys.empty()) {
     os << "<svg id=\"" << id << "\" class=\"chart\" width=\"" << width
        << "\" height=\"60\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\""
@@ -118,7 +128,12 @@ std::string hwreport::html::lineChart(
                       "data-y1=\"{4}\" xmlns=\"http://www.w3.org/2000/svg\">",
                       id, width, height, y0, y1);
   os << "<text x=\"" << left << "\" y=\"18\" class=\"chart-title\">"
-     << escapeHtml(title) << "</text>";
+     << escapeHtml(title);
+  if (series.size() > 1)
+    for (auto [i, s] : llvm::enumerate(series))
+      os << " <tspan class=\"legend s" << i << "\">&#9644; "
+         << escapeHtml(s.label) << "</tspan>";
+  os << "</text>";
   size_t off = llvm::count_if(ys, [&](double y) { return y < y0 || y > y1; });
   auto [low, high] = std::minmax_element(ys.begin(), ys.end());
   if (off)
@@ -151,15 +166,18 @@ std::string hwreport::html::lineChart(
                         px(x), height - bottom + 14, int64_t(x));
   os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" class=\"tick\" "
                       "text-anchor=\"end\">step</text>",
-                      left - 4, height - bottom + 14);
+                      left - 10, height - bottom + 14);
   writeMarks(os, px, top, height - bottom, height, marks, epochs);
-  // The raw series, and the smoothed one the script recomputes.
-  std::string line;
-  for (auto [x, y] : points)
-    if (std::isfinite(y))
-      line += llvm::formatv("{0:f1},{1:f1} ", px(x), py(y)).str();
-  os << "<polyline class=\"series raw\" points=\"" << line
-     << "\"/><polyline class=\"series smooth\" points=\"" << line
-     << "\"/></svg>";
+  // Each raw series, and the smoothed one the script recomputes.
+  for (auto [i, s] : llvm::enumerate(series)) {
+    std::string line;
+    for (auto [x, y] : s.points)
+      if (std::isfinite(y))
+        line += llvm::formatv("{0:f1},{1:f1} ", px(x), py(y)).str();
+    os << "<polyline class=\"series raw s" << i << "\" points=\"" << line
+       << "\"/><polyline class=\"series smooth s" << i << "\" points=\"" << line
+       << "\"/>";
+  }
+  os << "</svg>";
   return out;
 }

@@ -92,9 +92,11 @@ json::Value regionData(const RegionReport &region, const RegionNames &names) {
       {"explanation", region.explanation}};
 }
 
+} // namespace
+
 /// The data the script reads: per function its programs (with their
 /// boundaries) and (up to kMaxDetailedRegions) regions.
-json::Value scriptData(const PartitionReport &report) {
+json::Value hwreport::html::scriptData(const PartitionReport &report) {
   json::Array out;
   for (const FunctionReport &f : report.functions) {
     std::vector<RegionNames> names = regionNames(f);
@@ -128,8 +130,10 @@ json::Value scriptData(const PartitionReport &report) {
                                {"programs", std::move(programs)},
                                {"regions", std::move(regions)}});
   }
-  return json::Object{{"functions", std::move(out)}};
+  return out;
 }
+
+namespace {
 
 /// JSON that is safe inside a <script> element: '<' only ever occurs in
 /// strings, where \u003c means the same.
@@ -337,20 +341,28 @@ void hwreport::writeHtmlReport(const HtmlReportInput &input,
                                llvm::raw_ostream &os) {
   const PartitionReport &report = input.partition;
   writeHead(report, os);
+  if (input.compared)
+    writeComparisonHeadline(input, os);
   for (auto [index, f] : llvm::enumerate(report.functions))
     writeHeadline(index, f, os);
+  if (input.compared)
+    writeComparison(input, os);
   writeProgramView(input, os);
   for (auto [index, f] : llvm::enumerate(report.functions)) {
     os << "<h2>@" << escapeHtml(f.name) << "</h2>\n";
     writeTotals(index, f, os);
     writePrograms(index, f, os);
   }
-  if (!input.run.empty())
+  // A comparison shows both runs itself.
+  if (!input.run.empty() && !input.compared)
     writeRun(input, os);
   // The details of what was clicked, placed next to it by the script.
   os << "<div id=\"popover\" class=\"popover\" role=\"dialog\" "
         "hidden></div><div id=\"hover\" class=\"hover\" hidden></div>\n";
   os << "<script type=\"application/json\" id=\"hwagent-data\">"
-     << scriptSafeJson(scriptData(report)) << "</script>\n<script>" << script()
-     << "</script>\n</body></html>\n";
+     << scriptSafeJson(json::Object{
+            {"functions", scriptData(report)},
+            {"compared", input.compared ? scriptData(input.compared->partition)
+                                        : json::Array()}})
+     << "</script>\n<script>" << script() << "</script>\n</body></html>\n";
 }

@@ -11,6 +11,8 @@
 #include "HwAgent/Report/Format.h"
 #include "HwAgent/ReportHtml/HtmlReport.h"
 
+#include <cmath>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,13 @@ inline std::string joulesText(double j) {
   return hwreport::formatScaled(j, "J", 3);
 }
 
+/// One line of a chart: its points (step, y) and, when a chart has
+/// several, the name its legend gives it.
+struct Series {
+  std::string label;
+  std::vector<std::pair<double, double>> points;
+};
+
 /// A line chart as inline SVG: `points` (step, y), event markers and
 /// epoch boundaries (step, label) and its title; every label escaped. The
 /// y axis spans the data, not 0 (outliers such as a warm-up step drawn at
@@ -35,6 +44,13 @@ std::string
 lineChart(const std::string &id, const std::string &title,
           const std::string &yUnit,
           const std::vector<std::pair<double, double>> &points,
+          const std::vector<std::pair<double, std::string>> &marks,
+          const std::vector<std::pair<double, std::string>> &epochs = {});
+/// The same with several series on one pair of axes (a comparison's two
+/// runs), each coloured and named in the title line.
+std::string
+lineChart(const std::string &id, const std::string &title,
+          const std::string &yUnit, const std::vector<Series> &series,
           const std::vector<std::pair<double, std::string>> &marks,
           const std::vector<std::pair<double, std::string>> &epochs = {});
 
@@ -66,9 +82,42 @@ void writeProgramView(const HtmlReportInput &input, llvm::raw_ostream &os);
 const char *style();
 const char *script();
 
+/// One program's executions on one backend in a run.
+struct ProgramRunStats {
+  int64_t n = 0;
+  double seconds = 0, predicted = 0, joules = 0;
+  bool simulated = true;
+  double meanSeconds() const { return n ? seconds / double(n) : NAN; }
+};
+
+/// What a session log says, collected once for the run's section and the
+/// comparison: per (program, backend) its executions, the per-step series
+/// (step time in ms, loss, validation accuracy in %), the events marked on
+/// the charts and the epoch ends.
+struct RunData {
+  std::map<std::pair<int64_t, std::string>, ProgramRunStats> programs;
+  std::vector<std::pair<double, double>> stepTimes, losses, accuracy;
+  std::vector<std::pair<double, std::string>> marks, epochs;
+  /// Modelled joules of every step (the log's `modelled_joules`).
+  std::vector<double> stepJoules;
+  /// The median step time in seconds (NaN without steps).
+  double medianStepSeconds() const;
+};
+RunData collectRun(const std::vector<llvm::json::Value> &records);
+
 /// The run's section: its summary, the step-time, loss and accuracy
 /// charts, and predicted against measured per program.
 void writeRun(const HtmlReportInput &input, llvm::raw_ostream &os);
+
+/// The comparison (Compare.cpp), first on the page when there is one: per
+/// function both sides' step time and energy, predicted and from their
+/// runs, and the difference; per program predicted against measured on
+/// both sides; both runs' step times on one chart.
+void writeComparisonHeadline(const HtmlReportInput &input,
+                             llvm::raw_ostream &os);
+void writeComparison(const HtmlReportInput &input, llvm::raw_ostream &os);
+/// The data the script reads for a report's programs and regions.
+llvm::json::Value scriptData(const PartitionReport &report);
 
 } // namespace hwreport::html
 

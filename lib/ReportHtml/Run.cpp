@@ -40,6 +40,64 @@ std::string text(const json::Object &o, llvm::StringRef key) {
 }
 } // namespace
 
+RunData hwreport::html::collectRun(const std::vector<json::Value> &records) {
+  RunData out;
+  for (const json::Value &v : records) {
+    const json::Object *r = v.getAsObject();
+    if (!r)
+      continue;
+    std::string type = text(*r, "type");
+    double step = number(*r, "step");
+    if (type == "program") {
+      ProgramRunStats &s =
+          out.programs[{int64_t(number(*r, "program")), text(*r, "backend")}];
+      ++s.n;
+      s.seconds += number(*r, "seconds");
+      s.predicted += number(*r, "predicted_seconds", NAN);
+      s.joules += number(*r, "joules");
+      s.simulated = r->getBoolean("simulated").value_or(true);
+    } else if (type == "step") {
+      out.stepTimes.push_back({step, number(*r, "step_seconds") * 1e3});
+      out.losses.push_back({step, number(*r, "loss", NAN)});
+      out.stepJoules.push_back(number(*r, "modelled_joules", NAN));
+    } else if (type == "eval" || type == "epoch") {
+      // The trainer logs an `epoch` record at the end of every epoch and an
+      // `eval` record when it evaluated (docs/training.md).
+      if (type == "eval")
+        out.accuracy.push_back({step, 100 * number(*r, "val_accuracy", NAN)});
+      if (std::optional<double> epoch = r->getNumber("epoch"))
+        if (out.epochs.empty() || out.epochs.back().first != step)
+          out.epochs.push_back(
+              {step, "end of epoch " + std::to_string(int64_t(*epoch))});
+    } else if (type == "repartition" &&
+               r->getBoolean("applied").value_or(false)) {
+      out.marks.push_back({step, "re-partition"});
+    } else if (type == "objective") {
+      std::string label = "objective " + text(*r, "objective");
+      if (number(*r, "power_cap") > 0)
+        label += llvm::formatv(", cap {0:f1} W", number(*r, "power_cap"));
+      out.marks.push_back({step, label});
+    } else if (type == "telemetry") {
+      out.marks.push_back(
+          {step,
+           llvm::formatv("{0} x{1:f2}", text(*r, "backend"),
+                         1.0 / std::max(number(*r, "speed_factor", 1), 1e-9))});
+    }
+  }
+  return out;
+}
+
+double RunData::medianStepSeconds() const {
+  std::vector<double> ms;
+  for (auto [step, t] : stepTimes)
+    if (std::isfinite(t))
+      ms.push_back(t);
+  if (ms.empty())
+    return NAN;
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2] / 1e3;
+}
+
 void hwreport::html::writeRun(const HtmlReportInput &input,
                               llvm::raw_ostream &os) {
   os << "<h2 id=\"run\">The run</h2>\n<p class=\"note\">From "
@@ -54,55 +112,7 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
          << "</th><td class=\"l\">" << escapeHtml(value) << "</td></tr>";
     os << "</table>\n";
   }
-  // Per program and backend: executions and mean seconds, against the
-  // prediction the log carries.
-  struct Stat {
-    int64_t n = 0;
-    double seconds = 0, predicted = 0, joules = 0;
-    bool simulated = true;
-  };
-  std::map<std::pair<int64_t, std::string>, Stat> stats;
-  std::vector<std::pair<double, double>> stepTimes, losses, accuracy;
-  std::vector<std::pair<double, std::string>> marks, epochs;
-  for (const json::Value &v : input.run) {
-    const json::Object *r = v.getAsObject();
-    if (!r)
-      continue;
-    std::string type = text(*r, "type");
-    double step = number(*r, "step");
-    if (type == "program") {
-      Stat &s = stats[{int64_t(number(*r, "program")), text(*r, "backend")}];
-      ++s.n;
-      s.seconds += number(*r, "seconds");
-      s.predicted += number(*r, "predicted_seconds", NAN);
-      s.joules += number(*r, "joules");
-      s.simulated = r->getBoolean("simulated").value_or(true);
-    } else if (type == "step") {
-      stepTimes.push_back({step, number(*r, "step_seconds") * 1e3});
-      losses.push_back({step, number(*r, "loss", NAN)});
-    } else if (type == "eval" || type == "epoch") {
-      // The trainer evaluates at the end of every epoch (docs/training.md).
-      if (type == "eval")
-        accuracy.push_back({step, 100 * number(*r, "val_accuracy", NAN)});
-      if (std::optional<double> epoch = r->getNumber("epoch"))
-        if (epochs.empty() || epochs.back().first != step)
-          epochs.push_back(
-              {step, "end of epoch " + std::to_string(int64_t(*epoch))});
-    } else if (type == "repartition" &&
-               r->getBoolean("applied").value_or(false)) {
-      marks.push_back({step, "re-partition"});
-    } else if (type == "objective") {
-      std::string label = "objective " + text(*r, "objective");
-      if (number(*r, "power_cap") > 0)
-        label += llvm::formatv(", cap {0:f1} W", number(*r, "power_cap"));
-      marks.push_back({step, label});
-    } else if (type == "telemetry") {
-      marks.push_back(
-          {step,
-           llvm::formatv("{0} x{1:f2}", text(*r, "backend"),
-                         1.0 / std::max(number(*r, "speed_factor", 1), 1e-9))});
-    }
-  }
+  RunData run = collectRun(input.run);
   os << "<p class=\"toolbar\"><label>Smoothing (exponential moving "
         "average, as TensorBoard's) <input type=\"range\" id=\"smoothing\" "
         "min=\"0\" max=\"0.99\" step=\"0.01\" value=\"0\"> <span "
@@ -110,20 +120,21 @@ void hwreport::html::writeRun(const HtmlReportInput &input,
         "Red: re-partitions and other events; dotted: epoch ends.</span></p>\n";
   os << lineChart("step-time-chart",
                   "Step time per step (as the target would run it)", "ms",
-                  stepTimes, marks, epochs);
+                  run.stepTimes, run.marks, run.epochs);
   os << "\n"
-     << lineChart("loss-chart", "Training loss", "", losses, marks, epochs);
-  if (!accuracy.empty())
+     << lineChart("loss-chart", "Training loss", "", run.losses, run.marks,
+                  run.epochs);
+  if (!run.accuracy.empty())
     os << "\n"
-       << lineChart("accuracy-chart", "Validation accuracy", "%", accuracy,
-                    marks, epochs);
+       << lineChart("accuracy-chart", "Validation accuracy", "%", run.accuracy,
+                    run.marks, run.epochs);
   os << "\n<h3>Predicted against measured, per program</h3>\n"
         "<table id=\"run-programs\"><tr><th>program</th><th "
         "class=\"l\">backend</th><th>executions</th><th>mean time</th><th "
         "class=\"l\">how</th><th>predicted</th><th>measured / "
         "predicted</th><th>mean energy (modelled)</th></tr>\n";
-  for (const auto &[key, s] : stats) {
-    double mean = s.seconds / double(s.n);
+  for (const auto &[key, s] : run.programs) {
+    double mean = s.meanSeconds();
     double predicted = s.predicted / double(s.n);
     os << "<tr><td>" << key.first << "</td><td class=\"l\">"
        << escapeHtml(key.second) << "</td><td>" << s.n << "</td><td>"
@@ -180,10 +191,11 @@ static bool logMatchesReport(const PartitionReport &report,
   return false;
 }
 
-bool hwreport::writeRunReport(const std::string &htmlPath,
-                              const std::string &reportPath,
-                              const std::string &logPath, HtmlReportInput input,
-                              llvm::raw_ostream &errs) {
+bool hwreport::readReportAndLog(const std::string &reportPath,
+                                const std::string &logPath,
+                                PartitionReport &report,
+                                std::vector<json::Value> &run,
+                                llvm::raw_ostream &errs) {
   std::string error;
   std::optional<std::string> reportText =
       hwconfig::readTextFile(reportPath, error);
@@ -192,7 +204,7 @@ bool hwreport::writeRunReport(const std::string &htmlPath,
     return false;
   }
   int64_t version = 0;
-  std::optional<llvm::json::Value> partition = hwconfig::parseDocument(
+  std::optional<json::Value> partition = hwconfig::parseDocument(
       *reportText, "hwagent.partition", kPartitionSchemaVersion,
       kPartitionSchemaVersion, version, error);
   if (!partition) {
@@ -205,35 +217,46 @@ bool hwreport::writeRunReport(const std::string &htmlPath,
          << llvm::toString(model.takeError()) << "\n";
     return false;
   }
-  input.partition = std::move(*model);
-  if (!logPath.empty()) {
-    std::optional<std::string> log = hwconfig::readTextFile(logPath, error);
-    if (!log) {
-      errs << "hwagent: " << error << "\n";
-      return false;
-    }
-    if (input.runSource.empty())
-      input.runSource = logPath;
-    int64_t line = 0;
-    for (llvm::StringRef text : llvm::split(*log, '\n')) {
-      ++line;
-      if (text.trim().empty())
-        continue;
-      llvm::Expected<llvm::json::Value> record = llvm::json::parse(text);
-      if (!record) {
-        errs << "hwagent: " << logPath << ":" << line << ": "
-             << llvm::toString(record.takeError()) << "\n";
-        return false;
-      }
-      input.run.push_back(std::move(*record));
-    }
-    std::string why;
-    if (!logMatchesReport(input.partition, input.run, why)) {
-      errs << "hwagent: " << logPath << " does not belong to " << reportPath
-           << ": " << why << "\n";
-      return false;
-    }
+  report = std::move(*model);
+  if (logPath.empty())
+    return true;
+  std::optional<std::string> log = hwconfig::readTextFile(logPath, error);
+  if (!log) {
+    errs << "hwagent: " << error << "\n";
+    return false;
   }
+  int64_t line = 0;
+  for (llvm::StringRef text : llvm::split(*log, '\n')) {
+    ++line;
+    if (text.trim().empty())
+      continue;
+    llvm::Expected<json::Value> record = json::parse(text);
+    if (!record) {
+      errs << "hwagent: " << logPath << ":" << line << ": "
+           << llvm::toString(record.takeError()) << "\n";
+      return false;
+    }
+    run.push_back(std::move(*record));
+  }
+  std::string why;
+  if (!logMatchesReport(report, run, why)) {
+    errs << "hwagent: " << logPath << " does not belong to " << reportPath
+         << ": " << why << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool hwreport::writeRunReport(const std::string &htmlPath,
+                              const std::string &reportPath,
+                              const std::string &logPath, HtmlReportInput input,
+                              llvm::raw_ostream &errs) {
+  if (!readReportAndLog(reportPath, logPath, input.partition, input.run, errs))
+    return false;
+  if (!logPath.empty() && input.runSource.empty())
+    input.runSource = logPath;
+  if (input.label.empty())
+    input.label = reportPath;
   std::error_code ec;
   auto file = std::make_unique<llvm::ToolOutputFile>(htmlPath, ec,
                                                      llvm::sys::fs::OF_Text);

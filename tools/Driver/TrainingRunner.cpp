@@ -6,6 +6,7 @@
 
 #include "Driver/InitAll.h"
 #include "Driver/Jit.h"
+#include "Driver/PassContext.h"
 #include "HwAgent/Analysis/StepSignature.h"
 #include "HwAgent/Core/Limits.h"
 #include "HwAgent/Core/Vocabulary.h"
@@ -255,6 +256,13 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
   lowering.kernelMinFlops = options.kernelMinFlops;
   lowering.parallelMinWork = options.parallelMinWork;
   buildLowerToLLVMPipeline(pm, lowering);
+  attachPassContext(pm, "hwagent-run",
+                    options.inputFile.empty() ? "the module"
+                                              : options.inputFile,
+                    "hwagent-opt with --partition-backends "
+                    "--hwagent-lower-to-runtime --hwagent-lower-to-llvm "
+                    "--mlir-print-ir-before={0} shows the IR the pass was "
+                    "given");
   auto start = std::chrono::steady_clock::now();
   if (failed(pm.run(*module))) {
     errs << "hwagent-run: partitioning or lowering @" << options.entry

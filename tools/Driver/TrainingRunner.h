@@ -47,6 +47,8 @@ struct JitTimes;
 
 struct RunnerOptions {
   std::string entry = "train_step";
+  /// The step's file, named in the context of compile errors.
+  std::string inputFile;
   /// The evaluation function, compiled and run when the module has it.
   std::string evalEntry = "eval_step";
   std::string target = hwcore::kDefaultTarget;

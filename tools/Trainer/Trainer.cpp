@@ -301,6 +301,14 @@ bool Trainer::endEpoch(int64_t last, bool partial, TrainerObserver &observer,
   record.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - epochStart)
                        .count();
+  // Every epoch's end is in the log, evaluated or not, so that the page
+  // marks it (docs/training.md).
+  const char *keys[] = {"epoch", "train_loss", "seconds", "steps", "partial"};
+  double values[] = {double(record.epoch), record.trainLoss, record.seconds,
+                     double(record.steps), record.partial ? 1.0 : 0.0};
+  if (hwagent_session_log_metrics(runner->getSession(), "epoch", keys, values,
+                                  5) != HWAGENT_OK)
+    errs << "hwagent-run: " << hwagent_error_message() << "\n";
   observer.onEpoch(record);
   epochSteps = 0;
   epochLoss = 0;

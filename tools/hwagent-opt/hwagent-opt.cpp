@@ -4,19 +4,26 @@
 // every hwagent pass and pipeline. `--help` is short: hwagent's pipelines and
 // passes with their options, and an example; `--help-list-all` is
 // mlir-opt's whole list (LLVM's options too). `--version` names hwagent's
-// version and commit.
+// version and commit. An error MLIR emits while a pass runs gets a note
+// naming the pass, its step, the function and the input file, and how to
+// see the pass's input (Driver/PassContext.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Driver/InitAll.h"
+#include "Driver/PassContext.h"
 #include "Driver/Version.h"
 #include "PassArguments.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -86,6 +93,7 @@ static void printShortHelp(llvm::StringRef tool) {
 }
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   DialectRegistry registry;
   hwagent::registerAllDialects(registry);
   hwagent::registerAllPasses();
@@ -104,6 +112,41 @@ int main(int argc, char **argv) {
   }
   if (!hwagent::checkPassArguments(args, llvm::errs()))
     return 1;
-  return asMainReturnCode(MlirOptMain(int(args.size()), args.data(),
-                                      "hwagent optimizer driver\n", registry));
+  auto [inputFile, outputFile] = registerAndParseCLIOptions(
+      int(args.size()), args.data(), "hwagent optimizer driver\n", registry);
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return asMainReturnCode(MlirOptMain(int(args.size()), args.data(),
+                                        inputFile, outputFile, registry));
+  // Errors get hwagent's context, except where a test checks the
+  // diagnostics themselves (--verify-diagnostics).
+  if (!config.shouldVerifyDiagnostics()) {
+    MlirOptMainConfig parsed = config;
+    std::string input = inputFile;
+    config.setPassPipelineSetupFn([parsed, input](PassManager &pm) {
+      if (failed(parsed.setupPassPipeline(pm)))
+        return failure();
+      hwagent::attachPassContext(
+          pm, "hwagent-opt", input,
+          "--mlir-print-ir-before={0} shows the IR the pass was given");
+      return success();
+    });
+  }
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "hwagent-opt: " << error
+                 << " (the input: an MLIR file, or - for stdin)\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "hwagent-opt: " << error << " (-o names the output)\n";
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

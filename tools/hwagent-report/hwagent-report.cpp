@@ -1,11 +1,14 @@
 //===- hwagent-report.cpp - the HTML page of a partition and a run --------===//
 //
 //   hwagent-report report.json [--log run.jsonl] -o page.html
+//   hwagent-report a.json [--log a.jsonl] --compare b.json
+//       [--compare-log b.jsonl] -o page.html
 //
 // One self-contained page (docs/report.md) from a partition report
 // (--partition-backends="report=...") and, optionally, the log of a run of
 // the step (hwagent-run --log, or a trainer's hwagent_options_t.log_path).
-// hwagent-run --html writes the same page in one command.
+// hwagent-run --html writes the same page in one command. With --compare,
+// the page sets another placement (and its run) beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,15 @@ static cl::opt<std::string>
             cl::init(""), cl::cat(category));
 static cl::opt<std::string> output("o", cl::desc("The page to write"),
                                    cl::Required, cl::cat(category));
+static cl::opt<std::string> comparePath(
+    "compare",
+    cl::desc("Another partition report of the step (another placement or "
+             "target), shown beside this one: step time, energy and per "
+             "program predicted against measured on both sides"),
+    cl::value_desc("report.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> compareLogPath(
+    "compare-log", cl::desc("The session log of --compare's run"),
+    cl::value_desc("run.jsonl"), cl::init(""), cl::cat(category));
 static cl::opt<unsigned> maxGraphPrograms(
     "max-graph-programs",
     cl::desc("Draw the programs and the timeline only up to this "
@@ -42,6 +54,19 @@ int main(int argc, char **argv) {
                               "a partition and a run\n");
   hwreport::HtmlReportInput page;
   page.maxGraphPrograms = maxGraphPrograms;
+  if (!compareLogPath.empty() && comparePath.empty()) {
+    errs() << "hwagent-report: --compare-log needs --compare (the report "
+              "of the run it logs)\n";
+    return 1;
+  }
+  if (!comparePath.empty()) {
+    hwreport::ComparedReport &other = page.compared.emplace();
+    other.label = comparePath;
+    other.runSource = compareLogPath;
+    if (!hwreport::readReportAndLog(comparePath, compareLogPath,
+                                    other.partition, other.run, errs()))
+      return 1;
+  }
   if (!hwreport::writeRunReport(output, reportPath, logPath, std::move(page),
                                 errs()))
     return 1;

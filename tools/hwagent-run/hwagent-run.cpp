@@ -23,6 +23,7 @@
 #include "Trainer/Trainer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
@@ -30,6 +31,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -309,6 +311,7 @@ extern "C" void requestStop(int signal) {
 static bool runnerOptions(RunnerOptions &options, PageFiles &page,
                           std::string &runLog) {
   options.entry = entry;
+  options.inputFile = inputFile;
   options.target = target;
   options.strategy = strategy;
   // Forcing a backend partitions for it too (programs formed on that backend
@@ -481,7 +484,18 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.allowUnregisteredDialects(allowUnregistered);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
+  // Errors quote the input's line and print their notes (hwagent's context
+  // on a failing pass among them: Driver/PassContext.h), without dumping
+  // the op; warnings and remarks of the lowering stay quiet, as they were
+  // with MLIR's default handler.
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  ScopedDiagnosticHandler errorsOnly(&context, [](Diagnostic &diag) {
+    return success(diag.getSeverity() != DiagnosticSeverity::Error);
+  });
+  context.printOpOnDiagnostic(false);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
   if (!module)
     return fail("cannot parse '" + inputFile + "'");
   // Without --entry, a module without @train_step runs its only public

@@ -28,6 +28,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,8 +42,24 @@ constexpr size_t kMaxGraphPrograms = 2000;
 /// report has all of them).
 constexpr size_t kMaxDetailedRegions = 5000;
 
+/// The other side of a comparison (hwagent-report --compare): another
+/// placement of the step and, optionally, its run.
+struct ComparedReport {
+  /// What the page calls each side (the reports' files).
+  std::string label;
+  PartitionReport partition;
+  std::vector<llvm::json::Value> run;
+  std::string runSource;
+};
+
 struct HtmlReportInput {
   PartitionReport partition;
+  /// What the page calls this side when it compares (its report's file).
+  std::string label;
+  /// Another placement or run shown beside this one: both sides' step
+  /// time and energy, predicted and measured, and per program predicted
+  /// against measured.
+  std::optional<ComparedReport> compared;
   /// A run: the session log's records (JSON Lines, docs/runtime.md) and the
   /// file they came from; empty without a run.
   std::vector<llvm::json::Value> run;
@@ -69,6 +86,14 @@ std::string escapeHtml(llvm::StringRef text);
 bool writeRunReport(const std::string &htmlPath, const std::string &reportPath,
                     const std::string &logPath, HtmlReportInput input,
                     llvm::raw_ostream &errs);
+
+/// Reads a partition report and, when `logPath` is not empty, the session
+/// log of its run, refusing a log of another model or placement. Errors
+/// name the file and what is wrong; false then.
+bool readReportAndLog(const std::string &reportPath, const std::string &logPath,
+                      PartitionReport &report,
+                      std::vector<llvm::json::Value> &run,
+                      llvm::raw_ostream &errs);
 
 } // namespace hwreport
 

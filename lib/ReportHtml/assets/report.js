@@ -7,6 +7,8 @@
   var popover = document.getElementById('popover');
   var hover = document.getElementById('hover');
   var current = null; // what the open details belong to
+  // A comparison's other side ('b') has its own programs (data.compared).
+  function fns(set) { return set === 'b' ? data.compared || [] : data.functions; }
   function el(tag, text, cls) {
     var e = document.createElement(tag);
     if (text !== undefined) e.textContent = text;
@@ -14,8 +16,8 @@
     return e;
   }
   function cell(row, text) { row.appendChild(el('td', text, 'l')); }
-  function programTitle(f, p) {
-    var pr = data.functions[f].programs[p];
+  function programTitle(f, p, set) {
+    var pr = fns(set)[f].programs[p];
     if (!pr) return 'program ' + p;
     return '#' + p + ' on ' + pr.backend + ', ' + pr.time +
       (pr.phase ? ', ' + pr.phase : '') + ', ' + pr.regions + (pr.regions === 1 ? ' region' : ' regions');
@@ -23,15 +25,15 @@
   function name(p) { return p < 0 ? 'the host' : '#' + p; }
 
   // The details: the program, its boundaries and its regions.
-  function fill(f, p) {
-    var fn = data.functions[f], pr = fn.programs[p];
+  function fill(f, p, set) {
+    var fn = fns(set)[f], pr = fn.programs[p];
     while (popover.firstChild) popover.removeChild(popover.firstChild);
     var close = el('button', '\u00d7', 'close');
     close.type = 'button';
     close.setAttribute('aria-label', 'close');
     close.addEventListener('click', hide);
     popover.appendChild(close);
-    popover.appendChild(el('h3', programTitle(f, p)));
+    popover.appendChild(el('h3', (set === 'b' ? 'B: ' : '') + programTitle(f, p, set)));
     if (!pr) return;
     if (pr.ops) popover.appendChild(el('p', 'Ops: ' + pr.ops));
     if (pr.layers) popover.appendChild(el('p', 'Layers: ' + pr.layers));
@@ -81,23 +83,25 @@
     popover.hidden = true;
     document.querySelectorAll('.selected').forEach(function (e) { e.classList.remove('selected'); });
   }
-  function show(f, p, anchor) {
-    if (!data.functions[f]) return;
+  function show(f, p, anchor, set) {
+    if (!fns(set)[f]) return;
     hide();
-    fill(f, p);
+    fill(f, p, set);
     popover.hidden = false;
     document.querySelectorAll('[data-function="' + f + '"][data-program="' + p + '"]').forEach(function (e) {
+      if ((e.getAttribute('data-compare') === 'b') !== (set === 'b')) return;
       if (e.classList.contains('prog') || e.classList.contains('bar') || e.tagName === 'TR') e.classList.add('selected');
     });
     current = anchor;
     place(anchor);
     popover.setAttribute('data-function', f);
     popover.setAttribute('data-program', p);
+    popover.setAttribute('data-compare', set || 'a');
   }
   function clickable(e) {
     e.addEventListener('click', function (ev) {
       ev.stopPropagation();
-      show(+e.getAttribute('data-function'), +e.getAttribute('data-program'), e);
+      show(+e.getAttribute('data-function'), +e.getAttribute('data-program'), e, e.getAttribute('data-compare'));
     });
   }
   document.querySelectorAll('.prog, rect.bar, rect.xfer, tr[data-program]').forEach(clickable);
@@ -216,9 +220,9 @@
   function smooth() {
     var a = slider ? +slider.value : 0;
     if (sliderValue) sliderValue.textContent = a.toFixed(2);
-    document.querySelectorAll('svg.chart').forEach(function (svg) {
-      var raw = svg.querySelector('polyline.raw'), line = svg.querySelector('polyline.smooth');
-      if (!raw || !line) return;
+    document.querySelectorAll('svg.chart polyline.raw').forEach(function (raw) {
+      var line = raw.nextElementSibling; // its smoothed copy
+      if (!line || !line.classList.contains('smooth') || !raw.getAttribute('points').trim()) return;
       var last = 0, n = 0, out = [];
       raw.getAttribute('points').trim().split(/\s+/).forEach(function (pt) {
         var xy = pt.split(',');
