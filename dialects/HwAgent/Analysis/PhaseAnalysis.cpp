@@ -193,6 +193,59 @@ static void forwardSideState(ArrayRef<Operation *> atomic,
       s.forwardState.insert(op);
 }
 
+/// The values `op` computes from: a linalg op's inputs, not the buffers it
+/// writes into.
+static SmallVector<Value> dataInputs(Operation *op) {
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    return llvm::to_vector(dps.getDpsInputs());
+  return llvm::to_vector(op->getOperands());
+}
+
+static OpKind kindOf(Operation *op) {
+  auto feature = dyn_cast<FeatureOpInterface>(op);
+  return feature ? feature.getOpKind() : OpKind::opaque;
+}
+
+/// Elementwise work, casts and broadcasts, and a division by a root
+/// (profiled as normalization), without a reduction: what an update is
+/// made of, where a gradient ends in a contraction or a reduction.
+static bool isPointwise(Operation *op) {
+  OpKind kind = kindOf(op);
+  if (kind != OpKind::elementwise && kind != OpKind::data_movement &&
+      kind != OpKind::normalization)
+    return false;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return !linalgOp || linalgOp.getNumReductionLoops() == 0;
+}
+
+/// The rest of the update behind the ops that write the parameters and
+/// their state (`s.optimizer`): Adam's bias-corrected moments and
+/// denominator, a weight decay. Walking back from the update, a state-only
+/// op (`stateOnly`) whose every use is in the update belongs to it.
+/// Atomic ops are in program order, so one pass in reverse sees every user
+/// of an op before the op.
+static void growOptimizer(ArrayRef<Operation *> atomic,
+                          const llvm::DenseSet<Operation *> &stateOnly,
+                          StepSlices &s) {
+  llvm::DenseMap<Operation *, SmallVector<Operation *, 2>> users;
+  for (Operation *op : atomic)
+    forEachInput(op, [&](Value input) {
+      if (Operation *producer = resolveProducer(input))
+        users[producer].push_back(op);
+    });
+  for (Operation *op : llvm::reverse(atomic)) {
+    if (s.optimizer.contains(op) || !stateOnly.contains(op))
+      continue;
+    auto it = users.find(op);
+    if (it == users.end())
+      continue;
+    if (llvm::all_of(it->second, [&](Operation *user) {
+          return s.optimizer.contains(user);
+        }))
+      s.optimizer.insert(op);
+  }
+}
+
 static StepSlices traceStep(ArrayRef<Operation *> atomic,
                             ArrayRef<Operation *> returns) {
   StepSlices s;
@@ -212,20 +265,43 @@ static StepSlices traceStep(ArrayRef<Operation *> atomic,
   backwardSlice(losses, s.forward);
   backwardSlice(others, s.reachesResult);
   forwardSideState(atomic, others, s);
+  // The update's state-only part: elementwise ops outside the loss's slice
+  // whose data are the parameters and their state (arguments of a returned
+  // type), constants, the new state (a step counter's is forward-side
+  // state) and such ops: `p * (1 - lr * wd)`, Adam's bias corrections and
+  // sqrt(v) + eps, and the casts and broadcasts between them. A returned
+  // elementwise op reading the state, directly or through them, writes the
+  // update. A gradient reads the loss's slice, so
+  // `sum(x) * w` stays backward work.
+  llvm::DenseSet<Operation *> stateOnly;
   for (Operation *op : atomic) {
+    OpKind kind = kindOf(op);
     if (s.forward.contains(op) || s.forwardState.contains(op) ||
-        !returnedProducers.contains(op))
+        !isPointwise(op) || explicitPhase(op))
       continue;
-    auto feature = dyn_cast<FeatureOpInterface>(op);
-    if (!feature || feature.getOpKind() != OpKind::elementwise)
+    bool readsState = false, onlyState = true;
+    for (Value operand : dataInputs(op)) {
+      bool state = false;
+      if (BlockArgument arg = resolveArgument(operand)) {
+        state = parameterTypes.contains(arg.getType());
+      } else if (Operation *producer = resolveProducer(operand)) {
+        if (producer->hasTrait<OpTrait::ConstantLike>())
+          continue;
+        state = stateOnly.contains(producer) ||
+                s.optimizer.contains(producer) ||
+                s.forwardState.contains(producer);
+      }
+      readsState |= state;
+      onlyState &= state;
+    }
+    if (!readsState)
       continue;
-    bool readsParameter = false;
-    for (Value operand : op->getOperands())
-      if (BlockArgument arg = resolveArgument(operand))
-        readsParameter |= parameterTypes.contains(arg.getType());
-    if (readsParameter)
+    if (onlyState)
+      stateOnly.insert(op);
+    if (kind == OpKind::elementwise && returnedProducers.contains(op))
       s.optimizer.insert(op);
   }
+  growOptimizer(atomic, stateOnly, s);
   return s;
 }
 
