@@ -161,17 +161,26 @@ class Browser:
         return False
 
     def click(self, selector):
-        """Scrolls the element into view and clicks its centre with the
-        mouse, as a person would; returns its box."""
+        """Scrolls the element into view and clicks it with the mouse, as a
+        person would: at the point nearest its centre where it is on top (a
+        narrow timeline bar can lie partly under its neighbour); returns its
+        box, or None when nothing of it can be clicked."""
         box = self.evaluate(
             "(function(){var e=document.querySelector(%s);if(!e)return null;"
             "e.scrollIntoView({block:'center',inline:'center'});"
-            "var r=e.getBoundingClientRect();return {x:r.left,y:r.top,"
-            "w:r.width,h:r.height};})()" % json.dumps(selector))
+            "var r=e.getBoundingClientRect(),best=null;"
+            "for(var i=0;i<=8;i++)for(var j=0;j<=4;j++){"
+            "var x=r.left+r.width*(0.5+(i%%2?1:-1)*Math.ceil(i/2)/10),"
+            "y=r.top+r.height*(0.5+(j%%2?1:-1)*Math.ceil(j/2)/6),"
+            "h=document.elementFromPoint(x,y);"
+            "if(h&&(h===e||e.contains(h))){best={x:x,y:y};i=9;break;}}"
+            "if(!best)return null;return {x:r.left,y:r.top,"
+            "w:r.width,h:r.height,cx:best.x,cy:best.y};})()"
+            % json.dumps(selector))
         if not box:
             return None
         time.sleep(0.1)
-        x, y = box["x"] + box["w"] / 2, box["y"] + box["h"] / 2
+        x, y = box["cx"], box["cy"]
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", {
                 "type": kind, "x": x, "y": y, "button": "left",
@@ -288,7 +297,8 @@ def check_details(browser, selector, program):
     viewport, touching (within 24 px) what was clicked."""
     box = browser.click(selector)
     if box is None:
-        return [f"nothing to click at {selector}"]
+        return [f"nothing to click at {selector} (missing, or covered "
+                f"where it is drawn)"]
     shown = browser.evaluate(POPOVER)
     browser.evaluate("document.dispatchEvent(new KeyboardEvent('keydown',"
                      "{key:'Escape'}))")

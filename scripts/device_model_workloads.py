@@ -48,30 +48,27 @@ class Builder:
         return r, out
 
     def conv(self, x, shape, cout, k, stride):
+        return self._conv("linalg.conv_2d_nchw_fchw", "c", x, shape, cout,
+                          lambda cin: [cout, cin, k, k], k, stride)
+
+    def depthwise(self, x, shape, stride, k=3):
+        return self._conv("linalg.depthwise_conv_2d_nchw_chw", "d", x, shape, shape[1],
+                          lambda c: [c, k, k], k, stride)
+
+    def _conv(self, op, prefix, x, shape, cout, weight_shape, k, stride):
+        """A k x k convolution `op` padded to keep the map ("same"), output
+        channels `cout`, the weight's shape from the input channels."""
         x, padded = self.pad(x, shape, k // 2)
         n, cin, h, w = padded
         oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
         out = [n, cout, oh, ow]
-        wt = self.arg(tensor([cout, cin, k, k]))
+        wshape = weight_shape(cin)
+        wt = self.arg(tensor(wshape))
         z = self.zeros(out)
-        r = self.fresh("c")
-        self.emit(f"{r} = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, "
+        r = self.fresh(prefix)
+        self.emit(f"{r} = {op} {{dilations = dense<1> : tensor<2xi64>, "
                   f"strides = dense<{stride}> : tensor<2xi64>}} ins({x}, {wt} : "
-                  f"{tensor(padded)}, {tensor([cout, cin, k, k])}) outs({z} : {tensor(out)}) "
-                  f"-> {tensor(out)}")
-        return r, out
-
-    def depthwise(self, x, shape, stride, k=3):
-        x, padded = self.pad(x, shape, k // 2)
-        n, c, h, w = padded
-        oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
-        out = [n, c, oh, ow]
-        wt = self.arg(tensor([c, k, k]))
-        z = self.zeros(out)
-        r = self.fresh("d")
-        self.emit(f"{r} = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : tensor<2xi64>, "
-                  f"strides = dense<{stride}> : tensor<2xi64>}} ins({x}, {wt} : "
-                  f"{tensor(padded)}, {tensor([c, k, k])}) outs({z} : {tensor(out)}) "
+                  f"{tensor(padded)}, {tensor(wshape)}) outs({z} : {tensor(out)}) "
                   f"-> {tensor(out)}")
         return r, out
 

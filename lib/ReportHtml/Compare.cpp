@@ -55,15 +55,9 @@ const FunctionReport *findFunction(const PartitionReport &report,
 
 /// "optimal, 7 programs (1 ane, 4 cpu, 2 gpu)".
 std::string planText(const FunctionReport &f) {
-  std::map<std::string, int> perBackend;
-  for (const ProgramReport &p : f.programs)
-    ++perBackend[hwcore::backendName(p.backend)];
-  std::vector<std::string> split;
-  for (const auto &[backend, n] : perBackend)
-    split.push_back(std::to_string(n) + " " + backend);
   return hwcore::strategyName(f.chosen) + std::string(", ") +
          std::to_string(f.programs.size()) + " programs (" +
-         llvm::join(split, ", ") + ")";
+         programsByBackend(f) + ")";
 }
 
 /// "A is 1.07× faster and 11.7 mJ less than B" (joules NaN: time only).
@@ -211,6 +205,14 @@ Side makeSide(const char *letter, const std::string &label,
   return Side{letter, label, report, runSource, collectRun(run), !run.empty()};
 }
 
+/// The page's report and run (A) and the compared ones (B).
+std::pair<Side, Side> makeSides(const HtmlReportInput &input) {
+  const ComparedReport &other = *input.compared;
+  return {
+      makeSide("A", input.label, input.partition, input.run, input.runSource),
+      makeSide("B", other.label, other.partition, other.run, other.runSource)};
+}
+
 /// Both runs' step time and loss on one pair of axes, each side's events
 /// marked with its letter.
 void writeRunCharts(const Side &a, const Side &b, llvm::raw_ostream &os) {
@@ -237,11 +239,7 @@ void writeRunCharts(const Side &a, const Side &b, llvm::raw_ostream &os) {
 
 void hwreport::html::writeComparisonHeadline(const HtmlReportInput &input,
                                              llvm::raw_ostream &os) {
-  const ComparedReport &other = *input.compared;
-  Side a =
-      makeSide("A", input.label, input.partition, input.run, input.runSource);
-  Side b =
-      makeSide("B", other.label, other.partition, other.run, other.runSource);
+  auto [a, b] = makeSides(input);
   os << "<div class=\"headline\" id=\"compare-headline\"><p>Comparing <b "
         "class=\"side-a\">A</b> "
      << escapeHtml(a.label)
@@ -273,11 +271,7 @@ void hwreport::html::writeComparisonHeadline(const HtmlReportInput &input,
 
 void hwreport::html::writeComparison(const HtmlReportInput &input,
                                      llvm::raw_ostream &os) {
-  const ComparedReport &other = *input.compared;
-  Side a =
-      makeSide("A", input.label, input.partition, input.run, input.runSource);
-  Side b =
-      makeSide("B", other.label, other.partition, other.run, other.runSource);
+  auto [a, b] = makeSides(input);
   os << "<h2 id=\"compare\">A against B</h2>\n<p class=\"note\">Predicted "
         "figures are each report's; run figures come from each side's log "
         "(CPU measured unless the run simulated it, ANE and GPU simulated, "

@@ -94,6 +94,16 @@ json::Value regionData(const RegionReport &region, const RegionNames &names) {
 
 } // namespace
 
+std::string hwreport::html::programsByBackend(const FunctionReport &f) {
+  std::map<std::string, int> perBackend;
+  for (const ProgramReport &p : f.programs)
+    ++perBackend[hwcore::backendName(p.backend)];
+  std::vector<std::string> split;
+  for (const auto &[backend, n] : perBackend)
+    split.push_back(std::to_string(n) + " " + backend);
+  return llvm::join(split, ", ");
+}
+
 /// The data the script reads: per function its programs (with their
 /// boundaries) and (up to kMaxDetailedRegions) regions.
 json::Value hwreport::html::scriptData(const PartitionReport &report) {
@@ -231,18 +241,12 @@ std::string comparison(const FunctionReport &f, const StrategyTotals &t,
 /// less energy than all-CPU, all-ANE and greedy, and what limits it.
 void writeHeadline(size_t index, const FunctionReport &f,
                    llvm::raw_ostream &os) {
-  std::map<std::string, int> perBackend;
-  for (const ProgramReport &p : f.programs)
-    ++perBackend[hwcore::backendName(p.backend)];
-  std::vector<std::string> split;
-  for (const auto &[backend, n] : perBackend)
-    split.push_back(std::to_string(n) + " " + backend);
   os << "<div class=\"headline\" id=\"headline-" << index << "\"><p>@"
      << escapeHtml(f.name) << ": the <b>"
      << escapeHtml(hwcore::strategyName(f.chosen)) << "</b> plan, "
-     << f.programs.size() << " programs ("
-     << escapeHtml(llvm::join(split, ", ")) << "), <b>"
-     << secondsText(f.seconds) << "</b> and <b>" << joulesText(f.joules)
+     << f.programs.size() << " programs (" << escapeHtml(programsByBackend(f))
+     << "), <b>" << secondsText(f.seconds) << "</b> and <b>"
+     << joulesText(f.joules)
      << "</b> per step (predicted; energy modelled).</p>\n<ul>";
   struct Other {
     hwcore::Strategy strategy;

@@ -28,6 +28,9 @@ inline std::string joulesText(double j) {
   return hwreport::formatScaled(j, "J", 3);
 }
 
+/// How many of `f`'s programs each backend runs: "1 ane, 4 cpu, 2 gpu".
+std::string programsByBackend(const FunctionReport &f);
+
 /// One line of a chart: its points (step, y) and, when a chart has
 /// several, the name its legend gives it.
 struct Series {

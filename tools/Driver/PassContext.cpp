@@ -129,3 +129,11 @@ void mlir::hwagent::attachPassContext(PassManager &pm, llvm::StringRef tool,
         return failure(); // the tool's handler prints it
       });
 }
+
+mlir::hwagent::ErrorsOnlyDiagnostics::ErrorsOnlyDiagnostics(
+    llvm::SourceMgr &sourceMgr, MLIRContext *context)
+    : printer(sourceMgr, context), errorsOnly(context, [](Diagnostic &diag) {
+        return success(diag.getSeverity() != DiagnosticSeverity::Error);
+      }) {
+  context->printOpOnDiagnostic(false);
+}

@@ -10,8 +10,10 @@
 #ifndef HWAGENT_DRIVER_PASSCONTEXT_H
 #define HWAGENT_DRIVER_PASSCONTEXT_H
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SourceMgr.h"
 
 namespace mlir::hwagent {
 
@@ -24,6 +26,19 @@ namespace mlir::hwagent {
 /// registered as long as the context lives.
 void attachPassContext(PassManager &pm, llvm::StringRef tool,
                        llvm::StringRef inputFile, llvm::StringRef hint);
+
+/// While it lives, `context`'s errors are printed through `sourceMgr`
+/// (the input's line quoted, their notes -- a pass's context among them --
+/// printed, the op not dumped) and its warnings and remarks stay quiet, as
+/// with MLIR's default handler: what a driver that lowers shows.
+class ErrorsOnlyDiagnostics {
+public:
+  ErrorsOnlyDiagnostics(llvm::SourceMgr &sourceMgr, MLIRContext *context);
+
+private:
+  SourceMgrDiagnosticHandler printer;
+  ScopedDiagnosticHandler errorsOnly;
+};
 
 } // namespace mlir::hwagent
 

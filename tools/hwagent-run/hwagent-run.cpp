@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver/PassContext.h"
 #include "Driver/Version.h"
 #include "RunOutput.h"
 
@@ -23,7 +24,6 @@
 #include "Trainer/Trainer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
@@ -485,15 +485,9 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   context.allowUnregisteredDialects(allowUnregistered);
   // Errors quote the input's line and print their notes (hwagent's context
-  // on a failing pass among them: Driver/PassContext.h), without dumping
-  // the op; warnings and remarks of the lowering stay quiet, as they were
-  // with MLIR's default handler.
+  // on a failing pass among them); warnings and remarks stay quiet.
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  ScopedDiagnosticHandler errorsOnly(&context, [](Diagnostic &diag) {
-    return success(diag.getSeverity() != DiagnosticSeverity::Error);
-  });
-  context.printOpOnDiagnostic(false);
+  ErrorsOnlyDiagnostics diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
   if (!module)
