@@ -271,8 +271,8 @@ static StepSlices traceStep(ArrayRef<Operation *> atomic,
   // state) and such ops: `p * (1 - lr * wd)`, Adam's bias corrections and
   // sqrt(v) + eps, and the casts and broadcasts between them. A returned
   // elementwise op reading the state, directly or through them, writes the
-  // update. A gradient reads the loss's slice, so
-  // `sum(x) * w` stays backward work.
+  // update. A gradient reads the loss's slice, so `sum(x) * w` stays
+  // backward work.
   llvm::DenseSet<Operation *> stateOnly;
   for (Operation *op : atomic) {
     OpKind kind = kindOf(op);
