@@ -154,12 +154,17 @@ PartitionProblem surrogate(const StepGraph &graph,
 /// A relaxation no placement beats: regions at full utilization without
 /// weight handling, boundaries without synchronization, and launches
 /// counted as regions minus edges on each label (never more than its
-/// connected groups, never more than its programs). `launches` off: no
-/// launch at all. With three labels the accelerators are merged into one
-/// label priced at their cheaper terms, so that the min-cut stays exact.
+/// connected groups, never more than its programs), none on a label whose
+/// independent programs join (its programs may be fewer than its connected
+/// groups). `launches` off: no launch at all. With three labels the
+/// accelerators are merged into one label priced at their cheaper terms, so
+/// that the min-cut stays exact.
 double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
                   bool launches, unsigned *cuts, const Pricing &pricing) {
   const unsigned n = graph.numRegions(), L = graph.numLabels();
+  auto launched = [&](unsigned l) {
+    return launches && !joinsIndependentPrograms(graph.backends[l]);
+  };
   auto unaryOf = [&](unsigned v, unsigned l) {
     const RegionCost &c = graph.costs[v][l];
     if (!c.legal)
@@ -168,12 +173,12 @@ double relaxation(const StepGraph &graph, const std::vector<PairEdge> &edges,
         std::max(std::min(c.compute, c.computeInputWeights), c.memory);
     double t = (work + c.regionLaunch) * graph.telemetryFactor[l];
     return pricing.power[l] * t + pricing.perFlop[l] * double(c.flops) +
-           (launches ? pricing.launch(graph, l) : 0.0);
+           (launched(l) ? pricing.launch(graph, l) : 0.0);
   };
   auto edgeOf = [&](const PairEdge &e, unsigned a, unsigned b) {
     if (a == b)
-      return launches && e.from < n && e.to < n ? -pricing.launch(graph, a)
-                                                : 0.0;
+      return launched(a) && e.from < n && e.to < n ? -pricing.launch(graph, a)
+                                                   : 0.0;
     LinkDescription link = graph.links[a][b];
     link.sync = 0;
     return pricing.boundary(linkCost(link, e.bytes, e.convertBytes),

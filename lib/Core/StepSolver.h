@@ -41,6 +41,13 @@ inline bool needsEnergy(const StepGraph &graph) {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// Whether independent programs on `backend` can be one program: it has no
+/// per-program weight limit (the CPU, the GPU), so joining never makes a
+/// legal placement illegal (Evaluator::mergeIndependent).
+inline bool joinsIndependentPrograms(const BackendDescription &backend) {
+  return backend.maxWeightBytes == 0;
+}
+
 /// Union-find with path halving.
 struct DisjointSets {
   std::vector<unsigned> parent;
@@ -119,6 +126,8 @@ public:
       if (e.from < n && e.to < n)
         preds[fill[e.to]++] = e.from;
     parent.resize(n);
+    for (const BackendDescription &backend : graph.backends)
+      sharesPrograms.push_back(joinsIndependentPrograms(backend));
   }
 
   unsigned evaluations = 0;
@@ -341,13 +350,91 @@ private:
         first[root] = count++;
       programOf[v] = first[root];
     }
-    return count;
+    return mergeIndependent(labels, count);
+  }
+
+  /// Joins independent programs of one label where its backend allows it
+  /// (no per-program weight limit, so a joined program is never illegal
+  /// where its parts were legal: the CPU's and the GPU's): each program
+  /// gets a stage, the most label changes on a path of programs into it,
+  /// and programs of one such label and stage become one. A joined
+  /// program stays convex and the program graph acyclic: along an edge
+  /// between programs the stage never falls and rises when the label
+  /// changes, so a path that leaves a stage's programs of one label never
+  /// comes back to them. Renumbers programOf by first region; returns the
+  /// count.
+  unsigned mergeIndependent(const std::vector<unsigned> &labels,
+                            unsigned count) {
+    const unsigned n = graph.numRegions(), L = graph.numLabels();
+    groupLabel.assign(count, 0);
+    joinable.assign(count, true);
+    for (unsigned v = 0; v < n; ++v) {
+      groupLabel[programOf[v]] = labels[v];
+      if (!graph.hostOrdered.empty() && graph.hostOrdered[v])
+        joinable[programOf[v]] = false;
+    }
+    // The program graph (CSR by tail), then stages in a topological order.
+    succStart.assign(count + 1, 0);
+    indegree.assign(count, 0);
+    for (const StepGraph::Edge &e : graph.edges)
+      if (e.from < n && e.to < n && programOf[e.from] != programOf[e.to])
+        ++succStart[programOf[e.from] + 1];
+    for (unsigned p = 0; p < count; ++p)
+      succStart[p + 1] += succStart[p];
+    succ.resize(succStart[count]);
+    cursor.assign(succStart.begin(), succStart.end() - 1);
+    for (const StepGraph::Edge &e : graph.edges)
+      if (e.from < n && e.to < n && programOf[e.from] != programOf[e.to]) {
+        succ[cursor[programOf[e.from]]++] = programOf[e.to];
+        ++indegree[programOf[e.to]];
+      }
+    stage.assign(count, 0);
+    order.clear();
+    for (unsigned p = 0; p < count; ++p)
+      if (indegree[p] == 0)
+        order.push_back(p);
+    unsigned maxStage = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      unsigned p = order[i];
+      maxStage = std::max(maxStage, stage[p]);
+      for (unsigned k = succStart[p]; k < succStart[p + 1]; ++k) {
+        unsigned s = succ[k];
+        stage[s] =
+            std::max(stage[s], stage[p] + (groupLabel[p] != groupLabel[s]));
+        if (--indegree[s] == 0)
+          order.push_back(s);
+      }
+    }
+    // One id per (label, stage) of joinable programs, others their own;
+    // numbered by first region.
+    keyGroup.assign(size_t(maxStage + 1) * L, -1);
+    first.assign(count, -1);
+    unsigned merged = 0;
+    for (unsigned v = 0; v < n; ++v) {
+      unsigned p = programOf[v];
+      if (first[p] < 0) {
+        int *key = nullptr;
+        if (joinable[p] && sharesPrograms[groupLabel[p]])
+          key = &keyGroup[size_t(stage[p]) * L + groupLabel[p]];
+        if (key && *key >= 0) {
+          first[p] = *key;
+        } else {
+          first[p] = merged++;
+          if (key)
+            *key = first[p];
+        }
+      }
+      programOf[v] = first[p];
+    }
+    return merged;
   }
 
   const StepGraph &graph;
   std::vector<unsigned> predStart, preds, parent, programOf, start, cursor,
       programLabel;
-  std::vector<int> level, exits, first;
+  std::vector<int> level, exits, first, keyGroup;
+  std::vector<unsigned> groupLabel, succStart, succ, indegree, stage, order;
+  std::vector<bool> joinable, sharesPrograms;
   std::vector<const RegionCost *> members;
   std::vector<int64_t> weightPrograms;
   std::vector<double> busy;

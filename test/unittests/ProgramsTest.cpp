@@ -147,10 +147,42 @@ TEST(Programs, ProgramsAreConvex) {
              {0, 3, 64, 64}};
   StepPlan plan = evaluatePlan(g, {1, 0, 0, 1});
   EXPECT_NE(plan.programOf[0], plan.programOf[3]); // a -> d directly, still two
-  EXPECT_NE(plan.programOf[1], plan.programOf[2]); // not connected
+  // b and c are independent: on the CPU (no per-program weight limit) they
+  // share one program; on the ANE (a weight limit per program) they don't.
+  EXPECT_EQ(plan.programOf[1], plan.programOf[2]);
+  EXPECT_EQ(plan.programs.size(), 3u);
+  StepPlan onAne = evaluatePlan(g, {0, 1, 1, 0});
+  EXPECT_NE(onAne.programOf[1], onAne.programOf[2]);
+  EXPECT_NE(onAne.programOf[0], onAne.programOf[3]);
   // Programs come in a topological order.
-  for (const StepGraph::Edge &e : g.edges)
-    EXPECT_LE(plan.programOf[e.from], plan.programOf[e.to]);
+  for (const StepPlan *p : {&plan, &onAne})
+    for (const StepGraph::Edge &e : g.edges)
+      EXPECT_LE(p->programOf[e.from], p->programOf[e.to]);
+}
+
+TEST(Programs, IndependentProgramsJoinOnlyWhereNoPathLeavesThem) {
+  // a (cpu) -> x (ane) -> b (cpu); c (cpu) and d (cpu) hang off the host.
+  // c and d are independent of each other and of a: one program with a.
+  // b depends on a through the ANE: a program of its own (a later stage).
+  // A region next to an op between regions keeps a program of its own.
+  StepGraph g = emptyGraph(2);
+  for (int i = 0; i < 5; ++i)
+    g.costs.push_back(
+        {cost(BackendKind::cpu, 1e-3), cost(BackendKind::ane, 1e-4)});
+  unsigned host = 5;
+  g.edges = {{host, 0, 64, 64}, {0, 1, 64, 64},    {1, 2, 64, 64},
+             {host, 3, 64, 64}, {host, 4, 64, 64}, {2, host, 64, 64},
+             {3, host, 64, 64}, {4, host, 64, 64}};
+  StepPlan plan = evaluatePlan(g, {0, 1, 0, 0, 0});
+  EXPECT_EQ(plan.programOf[0], plan.programOf[3]);
+  EXPECT_EQ(plan.programOf[0], plan.programOf[4]);
+  EXPECT_NE(plan.programOf[0], plan.programOf[2]);
+  EXPECT_EQ(plan.programs.size(), 3u);
+  g.hostOrdered = {false, false, false, false, true};
+  StepPlan ordered = evaluatePlan(g, {0, 1, 0, 0, 0});
+  EXPECT_EQ(ordered.programOf[0], ordered.programOf[3]);
+  EXPECT_NE(ordered.programOf[0], ordered.programOf[4]);
+  EXPECT_EQ(ordered.programs.size(), 4u);
 }
 
 /// A random graph of `n` regions in topological order with a chain, skip

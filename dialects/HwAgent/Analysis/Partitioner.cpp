@@ -154,16 +154,30 @@ FunctionPartition::build(FunctionOpInterface function, TargetAttr target,
         return it->second;
     return host;
   };
+  // An op between regions that computes from other values (not a constant
+  // or an empty tensor) or reads a region's result orders the regions
+  // around it: they keep programs of their own (StepGraph::hostOrdered).
+  auto betweenRegions = [&](Operation *op) {
+    return op && !isa<RegionOp>(op) && !op->hasTrait<OpTrait::IsTerminator>();
+  };
+  graph.hostOrdered.assign(p.regions.size(), false);
   for (auto [index, region] : llvm::enumerate(p.regions)) {
     llvm::SmallPtrSet<Value, 8> seen;
-    for (Value input : region.getInputs())
+    for (Value input : region.getInputs()) {
+      Operation *def = input.getDefiningOp();
+      if (betweenRegions(def) && def->getNumOperands() > 0)
+        graph.hostOrdered[index] = true;
       if (seen.insert(input).second)
         addFlow(nodeOfValue(input), index, input);
+    }
     // Results read outside regions (returned, or used by host ops).
-    for (Value result : region.getResults())
+    for (Value result : region.getResults()) {
+      if (llvm::any_of(result.getUsers(), betweenRegions))
+        graph.hostOrdered[index] = true;
       if (llvm::any_of(result.getUsers(),
                        [&](Operation *user) { return !isa<RegionOp>(user); }))
         addFlow(index, host, result);
+    }
   }
   std::string problem = graph.validate();
   if (!problem.empty())

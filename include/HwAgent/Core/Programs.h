@@ -51,6 +51,10 @@ struct StepGraph {
     int64_t convertBytes = 0;
   };
   std::vector<Edge> edges;
+  /// Regions that read a value an op between regions computes, or whose
+  /// result such an op reads (empty: none). Such a region keeps its place
+  /// next to those ops: its program never merges with an independent one.
+  std::vector<bool> hostOrdered;
   /// links[a][b]: from label a to label b.
   std::vector<std::vector<LinkDescription>> links;
   /// Time multiplier per label from telemetry.
