@@ -63,3 +63,54 @@ func.func @short(%x: memref<16xf32>) {
   }
   return
 }
+
+// Loops inside a conditional count (the entry of a step with ANE programs
+// holds each program's variants and transfers in one): three conditionals
+// of two loops each, at most two loops per function, make three functions,
+// one per conditional, not one function of six loops.
+// CHECK-LABEL: func.func private @nested_part0(
+// CHECK: scf.if
+// CHECK-COUNT-2: scf.for
+// CHECK: return
+// CHECK-LABEL: func.func private @nested_part1(
+// CHECK-LABEL: func.func private @nested_part2(
+// CHECK-LABEL: func.func @nested(
+// CHECK: call @nested_part0(
+// CHECK-NEXT: call @nested_part1(
+// CHECK-NEXT: call @nested_part2(
+func.func @nested(%x: memref<16xf32>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.if %c {
+    scf.for %i = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i] : memref<16xf32>
+      memref.store %v, %x[%i] : memref<16xf32>
+    }
+    scf.for %i = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i] : memref<16xf32>
+      memref.store %v, %x[%i] : memref<16xf32>
+    }
+  }
+  scf.if %c {
+    scf.for %i = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i] : memref<16xf32>
+      memref.store %v, %x[%i] : memref<16xf32>
+    }
+    scf.for %i = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i] : memref<16xf32>
+      memref.store %v, %x[%i] : memref<16xf32>
+    }
+  }
+  scf.if %c {
+    scf.for %i = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i] : memref<16xf32>
+      memref.store %v, %x[%i] : memref<16xf32>
+    }
+    scf.for %i = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i] : memref<16xf32>
+      memref.store %v, %x[%i] : memref<16xf32>
+    }
+  }
+  return
+}

@@ -34,9 +34,18 @@ bool isLoop(Operation *op) {
          isa<func::CallOp>(op);
 }
 
+/// Loops (and calls) in `op`, itself included: a conditional that holds a
+/// program's variants and their transfers counts what it holds.
+int64_t loopsIn(Operation *op) {
+  int64_t loops = 0;
+  op->walk([&](Operation *inner) { loops += isLoop(inner); });
+  return loops;
+}
+
 /// Runs of the body's ops (terminator excluded), each with at most
-/// `maxLoops` loops and `maxOps` ops. Constants stay where they are: they
-/// are cloned into every run that reads them.
+/// `maxLoops` loops, nested ones counted (one op holding more makes a run
+/// of its own), and `maxOps` ops. Constants stay where they are: they are
+/// cloned into every run that reads them.
 SmallVector<SmallVector<Operation *>> chunk(Block &body, int64_t maxLoops,
                                             int64_t maxOps) {
   SmallVector<SmallVector<Operation *>> runs(1);
@@ -44,14 +53,14 @@ SmallVector<SmallVector<Operation *>> chunk(Block &body, int64_t maxLoops,
   for (Operation &op : body.without_terminator()) {
     if (op.hasTrait<OpTrait::ConstantLike>())
       continue;
-    bool loop = isLoop(&op);
-    if (!runs.back().empty() && ((loop && loops >= maxLoops) ||
+    int64_t held = loopsIn(&op);
+    if (!runs.back().empty() && ((held && loops + held > maxLoops) ||
                                  int64_t(runs.back().size()) >= maxOps)) {
       runs.emplace_back();
       loops = 0;
     }
     runs.back().push_back(&op);
-    loops += loop;
+    loops += held;
   }
   return runs;
 }
