@@ -97,12 +97,12 @@ std::pair<LegalityRule, std::string> legality(const RegionProfile &region,
   if (!backend.elementTypes.empty())
     for (const std::string &type : region.elementTypes)
       if (!has(backend.elementTypes, type))
-        return {
-            LegalityRule::elementType,
-            "element type " + type + " is not supported by the " + name +
-                (backend.computeType == "f16"
-                     ? " (it computes in fp16; only f16/f32 inputs are cast)"
-                     : "")};
+        return {LegalityRule::elementType,
+                "element type " + type + " is not supported by the " + name +
+                    (backend.computeType == "f16"
+                         ? " (it computes in fp16; f16/f32 inputs are cast, i8 "
+                           "weights widened)"
+                         : "")};
   if (backend.maxDim > 0 && region.maxDim > backend.maxDim)
     return {LegalityRule::shapeLimit,
             "dimension of size " + std::to_string(region.maxDim) +
