@@ -425,6 +425,15 @@ def weight_count(cfg):
     return per_layer * cfg["layers"] + (d * cfg["vocab"] if cfg["head"] else 0)
 
 
+def flop_count(cfg):
+    """Multiply-add FLOPs of the step's matmuls and attention (2 per MAC)."""
+    rows = cfg["batch"] * cfg["tokens"]
+    attention = 4 * cfg["layers"] * rows * cfg["context"] * cfg["dim"]
+    head = cfg["dim"] * cfg["vocab"] * cfg["batch"] if cfg["head"] else 0
+    return 2 * (weight_count(cfg) - cfg["dim"] * cfg["vocab"] * cfg["head"]) * rows \
+        + 2 * head + attention
+
+
 def step_text(cfg):
     """The MLIR text of one step (`@decode_step` or `@prefill_step`)."""
     step = Step(cfg)
