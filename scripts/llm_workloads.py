@@ -166,14 +166,6 @@ class LlmEmitter:
                   f"[{', '.join(map(str, sizes))}] [{', '.join(ones)}] : {self.tt(x)} into {self.tt(into)}")
         return self.typed(name, self.shape(into), self.dtype(into))
 
-    def rows(self, x, first, count):
-        """Rows first..first+count of a 2-D tensor."""
-        cols = self.shape(x)[1]
-        name = self.fresh("sl")
-        self.emit(f"{name} = tensor.extract_slice {x}[{first}, 0] [{count}, {cols}] [1, 1] : "
-                  f"{self.tt(x)} to {ttype([count, cols], self.dtype(x))}")
-        return self.typed(name, [count, cols], self.dtype(x))
-
     # --- arithmetic ----------------------------------------------------------
     def matmul(self, a, b):
         m, n = self.shape(a)[0], self.shape(b)[1]
