@@ -93,7 +93,7 @@ def main():
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     opt = os.path.join(args.build, "bin", "hwagent-opt")
-    head = ["config", "GFLOP/step", "weights GB/step", "target", "cpu tok/s", "ane tok/s (sim.)",
+    head = ["config", "GFLOP/step", "weights GB/step", "target", "cpu tok/s (modelled)", "ane tok/s (sim.)",
             "gpu tok/s (sim.)", "optimal tok/s", "optimal placement (regions)", "published"]
     if args.markdown:
         print("| " + " | ".join(head) + " |")
