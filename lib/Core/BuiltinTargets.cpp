@@ -173,7 +173,11 @@ BackendDescription appleAne(const AppleChip &chip) {
   b.maxDim = 16384;
   b.maxRank = 4;
   b.opKinds = kAcceleratorKinds;
-  b.elementTypes = {"f16", "f32"};
+  // i8: weights quantized per channel (coremltools linear_quantize_weights)
+  // run on the Neural Engine, decompressed to fp16 as they are read, so a
+  // memory-bound program moves half the bytes (coremltools "Quantization:
+  // Performance"; docs/workloads.md).
+  b.elementTypes = {"f16", "f32", "i8"};
   // The ANE's rail is off between jobs.
   b.idlePower = 0;
   b.activePower = chip.aneActivePower;

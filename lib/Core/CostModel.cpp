@@ -97,12 +97,12 @@ std::pair<LegalityRule, std::string> legality(const RegionProfile &region,
   if (!backend.elementTypes.empty())
     for (const std::string &type : region.elementTypes)
       if (!has(backend.elementTypes, type))
-        return {
-            LegalityRule::elementType,
-            "element type " + type + " is not supported by the " + name +
-                (backend.computeType == "f16"
-                     ? " (it computes in fp16; only f16/f32 inputs are cast)"
-                     : "")};
+        return {LegalityRule::elementType,
+                "element type " + type + " is not supported by the " + name +
+                    (backend.computeType == "f16"
+                         ? " (it computes in fp16; f16/f32 inputs are cast, i8 "
+                           "weights widened)"
+                         : "")};
   if (backend.maxDim > 0 && region.maxDim > backend.maxDim)
     return {LegalityRule::shapeLimit,
             "dimension of size " + std::to_string(region.maxDim) +
@@ -249,6 +249,8 @@ namespace {
 /// exceeds `sramBytes` (the rest stays resident between evaluations).
 /// Streaming the excess only, not all of it, fits the 128-deep 1x1 chain of
 /// docs/validation.md (64 MiB of weights at 0.385 ms on the M4 Max).
+/// `weightBytes` is what competes for the on-chip memory: the program's
+/// own, or all of the step's programs' on the backend (ProgramContext).
 double streamedShare(const BackendDescription &backend, int64_t weightBytes) {
   if (!backend.fusedMemory || backend.sramBytes <= 0 ||
       weightBytes <= backend.sramBytes)
@@ -306,7 +308,8 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
   double rampFlops = context.utilizationFlops > 0 ? context.utilizationFlops
                                                   : static_cast<double>(flops);
   double util = backend.programRamp ? utilization(backend, rampFlops) : 1;
-  double streamed = streamedShare(backend, weightBytes);
+  double streamed =
+      streamedShare(backend, std::max(weightBytes, context.stepWeightBytes));
 
   for (WeightUpdate mode : weightModes(backend, weightBytes, options)) {
     if (mode == WeightUpdate::recompile && backend.maxCompiles > 0 &&

@@ -194,12 +194,15 @@ public:
         if (pairsPerLink[la * L + lb])
           boundary += pairsPerLink[la * L + lb] * graph.links[la][lb].sync;
     weightPrograms.assign(L, 0);
-    for (unsigned p = 0; p < count; ++p)
-      for (unsigned i = start[p]; i < start[p + 1]; ++i)
-        if (members[i]->weightBytes > 0) {
-          ++weightPrograms[programLabel[p]];
-          break;
-        }
+    stepWeightBytes.assign(L, 0);
+    for (unsigned p = 0; p < count; ++p) {
+      bool weighted = false;
+      for (unsigned i = start[p]; i < start[p + 1]; ++i) {
+        stepWeightBytes[programLabel[p]] += members[i]->weightBytes;
+        weighted |= members[i]->weightBytes > 0;
+      }
+      weightPrograms[programLabel[p]] += weighted ? 1 : 0;
+    }
     double programs = 0, programJoules = 0;
     bool energy = needsEnergy(graph);
     if (energy)
@@ -300,6 +303,7 @@ private:
     ProgramContext context;
     context.telemetryFactor = graph.telemetryFactor[programLabel[p]];
     context.weightPrograms = weightPrograms[programLabel[p]];
+    context.stepWeightBytes = stepWeightBytes[programLabel[p]];
     return programCost(graph.backends[programLabel[p]],
                        members.data() + start[p], start[p + 1] - start[p],
                        context, graph.options);
@@ -437,6 +441,8 @@ private:
   std::vector<bool> joinable, sharesPrograms;
   std::vector<const RegionCost *> members;
   std::vector<int64_t> weightPrograms;
+  /// Weight bytes of all programs per label (ProgramContext).
+  std::vector<int64_t> stepWeightBytes;
   std::vector<double> busy;
   double lastSeconds = 0, lastJoules = 0;
   std::vector<unsigned> crossFrom, crossTo, pairOf, pairsPerLink;

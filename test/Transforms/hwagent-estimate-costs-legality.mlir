@@ -45,7 +45,7 @@ func.func @opaque(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // CHECK-LABEL: func.func @integer_compute
-// CHECK: ane = illegal "element type i32 is not supported by the ane (it computes in fp16; only f16/f32 inputs are cast)", gpu = {{[0-9]}}
+// CHECK: ane = illegal "element type i32 is not supported by the ane (it computes in fp16; f16/f32 inputs are cast, i8 weights widened)", gpu = {{[0-9]}}
 func.func @integer_compute(%a: tensor<4xi32>) -> tensor<4xi32> {
   %r = arith.addi %a, %a : tensor<4xi32>
   return %r : tensor<4xi32>

@@ -125,6 +125,44 @@ TEST(AneWeights, F16WeightsWidenedInTheBodyCountAtTheirSize) {
             2 * 1024 * 1024);
 }
 
+TEST(AneWeights, OnChipMemoryIsSharedByTheStepsPrograms) {
+  BackendDescription ane = aneLike();
+  // 2048 x 2048 f16 = 8 MiB, free alone (above); beside 1 GiB of other
+  // ANE programs' weights in the same step (a decode step), only its share
+  // of the 32 MiB stays on chip between two of its evaluations.
+  RegionCost cost = predictRegion(gemv(2048, 2048), ane, Telemetry{});
+  const RegionCost *one = &cost;
+  ProgramContext context;
+  context.stepWeightBytes = (1ll << 30) + (8ll << 20);
+  ProgramCost shared = programCost(ane, &one, 1, context, inference());
+  ASSERT_TRUE(shared.legal);
+  double share = 1.0 - double(32ll << 20) / double(context.stepWeightBytes);
+  double streamed = share * double(8ll << 20) / ane.bandwidth;
+  EXPECT_GE(shared.memory, streamed);
+  EXPECT_LT(shared.memory, streamed * 1.01);
+  // The step's total within the on-chip memory: free again.
+  context.stepWeightBytes = 16ll << 20;
+  EXPECT_LT(programCost(ane, &one, 1, context, inference()).memory, 1e-6);
+}
+
+TEST(AneWeights, Int8WeightsCountOneByteAndAreLegal) {
+  BackendDescription ane = aneLike();
+  ane.elementTypes = {"f16", "f32", "i8"};
+  // Per-channel int8 weights widened to f16 in the region (Core ML's int8
+  // weights on the Neural Engine): one byte each, half of f16's traffic.
+  RegionProfile r = gemv(8192, 8192);
+  r.paramBytes = r.params;
+  r.bytesRead = 2 * 8192 + r.paramBytes; // f16 input, i8 weights
+  r.bytesWritten = 2 * 8192;
+  r.elementTypes = {"i8", "f16"};
+  RegionCost cost = predictRegion(r, ane, Telemetry{});
+  ASSERT_TRUE(cost.legal) << cost.reason;
+  EXPECT_EQ(cost.weightBytes, r.params);
+  ProgramCost int8 = standaloneCost(cost, ane, Telemetry{}, inference());
+  ProgramCost fp16 = gemvProgram(8192, 8192, ane);
+  EXPECT_LT(int8.memory, 0.5 * fp16.memory);
+}
+
 /// One 3x3 convolution, stride 1, C channels in and out, batch B on
 /// 64 x 64 maps (ANEForge's device_saturation_sweep), f32 as written.
 RegionProfile conv3x3(int64_t c, int64_t batch, bool winograd = true) {

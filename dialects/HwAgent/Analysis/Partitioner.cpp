@@ -246,11 +246,16 @@ cm::ProgramCost FunctionPartition::programCostOn(const cm::StepPlan &plan,
   }
   cm::ProgramContext context;
   context.telemetryFactor = graph.telemetryFactor[label];
-  int64_t weightPrograms = 1;
+  int64_t weightPrograms = 1, stepWeightBytes = 0;
+  for (const cm::RegionCost *member : members)
+    stepWeightBytes += member->weightBytes;
   for (const cm::Program &other : plan.programs)
-    if (&other != &p && other.label == label && other.cost.weightBytes > 0)
+    if (&other != &p && other.label == label && other.cost.weightBytes > 0) {
       ++weightPrograms;
+      stepWeightBytes += other.cost.weightBytes;
+    }
   context.weightPrograms = weightPrograms;
+  context.stepWeightBytes = stepWeightBytes;
   return cm::programCost(graph.backends[label], members, context,
                          graph.options);
 }

@@ -250,8 +250,15 @@ public:
       Value weight = op->getOperand(index);
       Value source = profiler.traceWeightSource(weight);
       if (source && weightSources.insert(source).second) {
+        // The narrower of the weight as stored and as the op reads it: an
+        // int8 or f16 weight widened by a cast inside the region is read at
+        // its own size, as int8 inference kernels read it; one narrowed by
+        // another region is read narrowed (docs/workloads.md).
+        int64_t bytes = countBytes(weight.getType());
+        if (countElements(source.getType()) == countElements(weight.getType()))
+          bytes = std::min(bytes, countBytes(source.getType()));
         params = saturatingAdd(params, countElements(weight.getType()));
-        paramBytes = saturatingAdd(paramBytes, countBytes(weight.getType()));
+        paramBytes = saturatingAdd(paramBytes, bytes);
       }
       // A weight is no activation: its rows leave the count (as the
       // region sees it, and as the function does).

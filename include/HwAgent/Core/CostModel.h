@@ -188,6 +188,11 @@ struct ProgramContext {
   /// Programs with weights this step on the backend (a compile limit makes
   /// recompiling illegal beyond it).
   int64_t weightPrograms = 1;
+  /// Weights compiled into all of the backend's programs this step (0 = the
+  /// program's own): they share its on-chip memory, so a program's weights
+  /// stay resident between steps only for the share that fits beside the
+  /// others' (a decode step evaluates every program once per token).
+  int64_t stepWeightBytes = 0;
   /// FLOPs the utilization ramp sees (0 = the program's own): the
   /// partitioner's optimistic surrogate prices a region at the utilization
   /// of the largest program it could join.
