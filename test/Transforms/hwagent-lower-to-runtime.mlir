@@ -73,10 +73,13 @@
 // CHECK-NOT: hwagent.
 
 // Lowered to the LLVM dialect, the calls into the runtime and the accessor
-// remain.
+// remain; each program's variants and transfers count as the loops they
+// hold, so @f's body moves into short parts (hwagent-outline-chunks).
 // RUN: hwagent-opt %s --partition-backends="target=%S/Inputs/simple-target.json strategy=ane" --hwagent-lower-to-runtime --hwagent-lower-to-llvm | FileCheck %s --check-prefix=LLVM
-// LLVM: llvm.func @f(
+// LLVM: llvm.func @f_part0(
 // LLVM: llvm.call @hwagent_rt_select
+// LLVM: llvm.func @f(
+// LLVM: llvm.call @f_part0(
 // LLVM: llvm.func @_mlir_ciface_f(
 // LLVM: llvm.func @__hwagent_model_info() -> !llvm.ptr
 // LLVM-NOT: tensor<
