@@ -34,6 +34,8 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
   lastLog.assign(model.programs.size() * kNumBackends, 0.0);
   lastTick.assign(model.programs.size() * kNumBackends,
                   std::numeric_limits<int64_t>::min());
+  fastest.assign(model.programs.size() * kNumBackends,
+                 std::numeric_limits<double>::infinity());
   tick = 0;
 }
 
@@ -95,6 +97,7 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   d.variance *= 1 - gainDeviation;
   d.samples += samples;
   o.samples += samples;
+  fastest[slot] = std::min(fastest[slot], logPredicted[slot] + o.mean + d.mean);
 }
 
 void OnlineModel::advance(const bool *measured) {
@@ -123,50 +126,6 @@ void OnlineModel::shiftBackend(int backend, double logFactor) {
                         params.backendPriorVariance);
   for (size_t i = backend; i < deviation.size(); i += kNumBackends)
     deviation[i].sumVariance += measurementVariance(backend);
-}
-
-const Pricing &Pricing::time() {
-  static const Pricing seconds;
-  return seconds;
-}
-
-Pricing Pricing::energy(const Model &model) {
-  // The core's step energy as a price per second of each backend's work
-  // (its running power, the static power and every other backend's idle
-  // power) and per boundary: what Session::endStep accounts
-  // (hwcore::stepEnergy) when the programs run one after another.
-  const hwcore::PowerModel &power = model.powerModel;
-  Pricing p;
-  p.unit = "J";
-  p.better = "lower predicted step energy";
-  for (hwcore::BackendKind kind : hwcore::kAllBackends) {
-    p.perSecond[hwcore::index(kind)] = power.marginalWatts(kind);
-    // Builds and weight moves run on the host.
-    p.switchPerSecond[hwcore::index(kind)] =
-        power.marginalWatts(hwcore::BackendKind::cpu);
-  }
-  p.fixed.resize(model.programs.size() * kNumBackends);
-  for (size_t i = 0; i < model.programs.size(); ++i)
-    for (int b = 0; b < kNumBackends; ++b)
-      p.fixed[i * kNumBackends + b] = model.programs[i].fixed_joules[b];
-  p.boundaryPerSecond = power.boundaryMarginalWatts();
-  p.perCrossingByte = power.boundaryPerByte;
-  return p;
-}
-
-Pricing Pricing::blend(const Model &model, double joulesWeight) {
-  Pricing p = energy(model);
-  p.unit = "s";
-  p.better = "lower predicted step cost (time and energy blended)";
-  for (int b = 0; b < kNumBackends; ++b) {
-    p.perSecond[b] = 1 + joulesWeight * p.perSecond[b];
-    p.switchPerSecond[b] = 1 + joulesWeight * p.switchPerSecond[b];
-  }
-  for (double &f : p.fixed)
-    f *= joulesWeight;
-  p.boundaryPerSecond = 1 + joulesWeight * p.boundaryPerSecond;
-  p.perCrossingByte *= joulesWeight;
-  return p;
 }
 
 /// The partition problem of the programs with unary costs cost(p, b)
@@ -339,7 +298,7 @@ public:
   bool judgeSwitch();
   /// The probe whose expected value over the horizon beats its cost by the
   /// most, when `credit` covers it.
-  void chooseProbe(double credit, bool rateLimited);
+  void chooseProbe(double credit, bool rateLimited, double debt);
 
   Decision decision;
 
@@ -359,6 +318,11 @@ private:
   /// The candidates of a probe: the proposal and, per backend, the best
   /// placement with its estimates at their optimistic bound.
   std::vector<std::vector<int32_t>> probeCandidates(bool rateLimited);
+  /// The most moving to `to` could gain per step (switching not counted):
+  /// each moved program at the fastest it was seen running there (never
+  /// measured: its estimate at the optimistic bound), the others as
+  /// estimated.
+  double bestCaseGain(const std::vector<int32_t> &to) const;
 
   const Model &table;
   const OnlineModel &model;
@@ -469,7 +433,23 @@ std::vector<std::vector<int32_t>> Decider::probeCandidates(bool rateLimited) {
   return candidates;
 }
 
-void Decider::chooseProbe(double credit, bool rateLimited) {
+double Decider::bestCaseGain(const std::vector<int32_t> &to) const {
+  auto best = [&](size_t p, int b) {
+    Estimate e = model.get(p, b);
+    if (b == current[p])
+      return e.seconds();
+    double fastest = model.fastestLog(p, b);
+    double bound = std::isinf(fastest)
+                       ? e.mean - params.confidence * std::sqrt(e.variance)
+                       : std::min(e.mean, fastest);
+    return std::exp(bound);
+  };
+  auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };
+  return stepCost(table, pricing, current, estimated) -
+         stepCost(table, pricing, to, best);
+}
+
+void Decider::chooseProbe(double credit, bool rateLimited, double debt) {
   // Value of information: a probe runs the candidate for one step; its
   // value is the expected gain beyond the switching threshold over the
   // horizon (it is switched to when the measurement confirms it), its cost
@@ -487,9 +467,18 @@ void Decider::chooseProbe(double credit, bool rateLimited) {
     double shift = r > 0 ? q.stdDev * std::sqrt(r / (r + m)) : 0;
     // Its value: the gain over the horizon of the switches it would enable
     // (the mean then clears the threshold by `confidence` deviations).
-    double value =
+    // Bounded by what it can gain: the candidate at its fastest (each moved
+    // program as fast as it was ever seen there, or at its optimistic
+    // bound when never measured) must clear the threshold, and the value
+    // is at most that gain over the horizon. A backend that was measured
+    // slower at its best cannot become worth it by forgetting alone.
+    double reachable = bestCaseGain(candidate) - threshold(q);
+    if (reachable <= 0)
+      continue;
+    double value = std::min(
+        horizon * reachable,
         horizon * enabledGain(q.gain, shift, threshold(q),
-                              threshold(q) + params.confidence * after);
+                              threshold(q) + params.confidence * after));
     double back = 0;
     for (size_t p = 0; p < current.size(); ++p)
       back += pricing.switching(
@@ -498,7 +487,11 @@ void Decider::chooseProbe(double credit, bool rateLimited) {
     // counted: it rests on the estimate the probe is there to check) and
     // switching there and back.
     double cost = std::max(0.0, -q.gain) + q.switchCost + back;
-    if (value - cost <= bestNet || cost > credit)
+    // Beyond the credit (a probe cost more than expected, and the debt is
+    // being repaid) only a probe whose expected net value also repays the
+    // debt is worth it: a debt is past bad luck, not a reason to leave a
+    // large, likely gain unchecked for hundreds of steps.
+    if (value - cost <= bestNet || (cost > credit && value - cost < debt))
       continue;
     bestNet = value - cost;
     decision.action = Decision::probe;
@@ -516,10 +509,10 @@ void Decider::chooseProbe(double credit, bool rateLimited) {
 Decision decide(const Model &table, const OnlineModel &model,
                 const std::vector<int32_t> &current, const SwitchCosts &costs,
                 const AdaptiveParameters &params, double probeCredit,
-                bool rateLimited, const Pricing &pricing) {
+                bool rateLimited, const Pricing &pricing, double probeDebt) {
   Decider decider(table, model, current, costs, params, pricing);
   if (decider.propose() && !decider.judgeSwitch() && probeCredit >= 0)
-    decider.chooseProbe(probeCredit, rateLimited);
+    decider.chooseProbe(probeCredit, rateLimited, std::max(probeDebt, 0.0));
   return std::move(decider.decision);
 }
 
