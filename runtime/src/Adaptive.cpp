@@ -26,7 +26,11 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
       deviation[r * kNumBackends + b].sumVariance =
           params.priorVariance + params.backendPriorVariance;
     }
+  chipWide = 0;
   for (int b = 0; b < kNumBackends; ++b) {
+    stepExcess[b] = lastExcess[b] = 0;
+    stepCount[b] = 0;
+    wasMeasured[b] = false;
     offset[b] = Estimate{0, params.backendPriorVariance, 0};
     baseline[b] = 0;
     noise[b] = params.measurementVariance;
@@ -36,6 +40,7 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
                   std::numeric_limits<int64_t>::min());
   fastest.assign(model.programs.size() * kNumBackends,
                  std::numeric_limits<double>::infinity());
+  fastestRelative = fastest;
   tick = 0;
 }
 
@@ -97,7 +102,14 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   d.variance *= 1 - gainDeviation;
   d.samples += samples;
   o.samples += samples;
-  fastest[slot] = std::min(fastest[slot], logPredicted[slot] + o.mean + d.mean);
+  double whole = logPredicted[slot] + o.mean + d.mean;
+  fastest[slot] = std::min(fastest[slot], whole);
+  // How much slower than its fastest (telemetry's shifts excluded) the
+  // region now runs: followChipWide's evidence.
+  double relative = whole - baseline[backend];
+  fastestRelative[slot] = std::min(fastestRelative[slot], relative);
+  stepExcess[backend] += relative - fastestRelative[slot];
+  ++stepCount[backend];
 }
 
 void OnlineModel::advance(const bool *measured) {
@@ -108,12 +120,43 @@ void OnlineModel::advance(const bool *measured) {
         std::min(d.variance + params.processVariance, params.priorVariance);
     d.sumVariance += params.processVariance + params.backendProcessVariance;
   }
+  if (measured)
+    followChipWide(measured);
   for (int b = 0; b < kNumBackends; ++b) {
     Estimate &o = offset[b];
     if (measured && !measured[b])
-      o.mean += params.offsetReversion * (baseline[b] - o.mean);
+      o.mean += params.offsetReversion * (baseline[b] + chipWide - o.mean);
     o.variance = std::min(o.variance + params.backendProcessVariance,
                           params.backendPriorVariance);
+  }
+}
+
+void OnlineModel::followChipWide(const bool *measured) {
+  double excess[kNumBackends] = {};
+  double least = std::numeric_limits<double>::infinity();
+  for (int b = 0; b < kNumBackends; ++b) {
+    if (!measured[b] || stepCount[b] == 0)
+      continue;
+    excess[b] = stepExcess[b] / double(stepCount[b]);
+    least = std::min(least, excess[b]);
+  }
+  // A backend measured again (a probe) slowed alike with the one measured
+  // the step before: a throttle slows the whole chip by one factor, and
+  // two contentions rarely agree within the change threshold.
+  for (int b = 0; b < kNumBackends; ++b)
+    for (int a = 0; a < kNumBackends; ++a)
+      if (measured[b] && !wasMeasured[b] && wasMeasured[a] && a != b &&
+          std::min(lastExcess[a], excess[b]) > kChangeLogFactor &&
+          std::abs(lastExcess[a] - excess[b]) < kChangeLogFactor)
+        chipWide = std::max(chipWide, std::min(lastExcess[a], excess[b]));
+  // It lasts while what runs stays slowed by as much.
+  chipWide = least < kChangeLogFactor ? 0.0 : std::min(chipWide, least);
+  for (int b = 0; b < kNumBackends; ++b) {
+    wasMeasured[b] = measured[b];
+    if (measured[b])
+      lastExcess[b] = excess[b];
+    stepExcess[b] = 0;
+    stepCount[b] = 0;
   }
 }
 
@@ -181,57 +224,6 @@ double bestStepTime(const Model &table,
     best->assign(result->labels.begin(),
                  result->labels.begin() + table.programs.size());
   return result->objective;
-}
-
-bool SwitchCosts::fits(const std::vector<int32_t> &to) const {
-  int64_t needed[kNumBackends] = {};
-  for (size_t p = 0; p < to.size(); ++p)
-    if (!(*built)[p * kNumBackends + to[p]])
-      ++needed[to[p]];
-  for (int b = 0; b < kNumBackends; ++b)
-    if (compilesLeft[b] >= 0 && needed[b] > compilesLeft[b])
-      return false;
-  return true;
-}
-
-GainEstimate estimateGain(const Model &table, const OnlineModel &model,
-                          const std::vector<int32_t> &from,
-                          const std::vector<int32_t> &to,
-                          const SwitchCosts &costs, const Pricing &pricing) {
-  GainEstimate g;
-  auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };
-  g.from = stepCost(table, pricing, from, estimated);
-  g.to = stepCost(table, pricing, to, estimated);
-  g.gain = g.from - g.to;
-  // The uncertainty that decides is that of the placement not running: the
-  // running one is measured every step, and a probe measures the other.
-  // Linearized: d log t(p, b) = d offset(b) + d deviation(p, b), offsets
-  // shared by the moved programs on one backend, deviations independent
-  // (boundaries are known prices). Where direct measurements pin an
-  // estimate down more than its two terms say, both shrink in proportion.
-  auto shrink = [&](size_t p, int b) {
-    double separate =
-        model.backendOffset(b).variance + model.regionDeviation(p, b).variance;
-    return separate > 0 ? model.get(p, b).variance / separate : 0.0;
-  };
-  double coefficient[kNumBackends] = {};
-  double variance = 0;
-  for (size_t p = 0; p < from.size(); ++p) {
-    if (from[p] == to[p])
-      continue;
-    // The price's derivative in log-seconds.
-    double share = shrink(p, to[p]),
-           priced = pricing.perSecond[to[p]] * estimated(p, to[p]);
-    coefficient[to[p]] += priced * std::sqrt(share);
-    variance +=
-        priced * priced * share * model.regionDeviation(p, to[p]).variance;
-    g.switchCost += pricing.switching(to[p], costs.move(p, from[p], to[p]));
-  }
-  for (int b = 0; b < kNumBackends; ++b)
-    variance +=
-        coefficient[b] * coefficient[b] * model.backendOffset(b).variance;
-  g.stdDev = std::sqrt(variance);
-  return g;
 }
 
 /// E[(X - threshold) 1{X >= bar}] for X ~ N(mean, stdDev^2), bar >=
@@ -441,7 +433,7 @@ double Decider::bestCaseGain(const std::vector<int32_t> &to) const {
     double fastest = model.fastestLog(p, b);
     double bound = std::isinf(fastest)
                        ? e.mean - params.confidence * std::sqrt(e.variance)
-                       : std::min(e.mean, fastest);
+                       : std::min(e.mean, fastest + model.chipWideLog());
     return std::exp(bound);
   };
   auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };

@@ -105,6 +105,11 @@ public:
   double fastestLog(unsigned region, int backend) const {
     return fastest[region * kNumBackends + backend];
   }
+  /// A slowdown of the whole chip (log) seen without telemetry: a probe
+  /// found another backend slowed alike with the one running, and what
+  /// runs is still slowed by at least this. Unmeasured backends' beliefs
+  /// fade toward it, not below, and no probe expects to beat it.
+  double chipWideLog() const { return chipWide; }
 
 private:
   AdaptiveParameters params;
@@ -118,7 +123,16 @@ private:
   /// (`tick`, advanced by advance()) it was made at.
   std::vector<double> lastLog;
   std::vector<int64_t> lastTick;
-  std::vector<double> fastest;
+  std::vector<double> fastest, fastestRelative;
+  /// followChipWide's state: per backend, the slowdown beyond their
+  /// fastest of the regions measured in this step (sum and count) and in
+  /// its last measured step, whether the last step measured it; the
+  /// chip-wide slowdown.
+  double stepExcess[kNumBackends] = {}, lastExcess[kNumBackends] = {};
+  int64_t stepCount[kNumBackends] = {};
+  bool wasMeasured[kNumBackends] = {};
+  double chipWide = 0;
+  void followChipWide(const bool *measured);
   int64_t tick = 0;
 };
 

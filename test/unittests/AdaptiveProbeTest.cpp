@@ -40,18 +40,25 @@ class AdaptiveProbes : public testing::Test {
 protected:
   void SetUp() override { model.reset(table, params); }
 
-  /// One step on the ANE at `aneSeconds` per program (5 % noise); a probe
-  /// the decision asks for measures the CPU at its true 1.3 ms.
-  Decision step(double aneSeconds, double credit, double debt = 0) {
-    for (unsigned r = 0; r < 2; ++r)
-      model.update(r, HWAGENT_BACKEND_ANE, aneSeconds * std::exp(noise(rng)));
-    model.advance();
+  /// One step as the session runs it: the programs run on the ANE at
+  /// `aneSeconds` each, or on the CPU at `cpuSeconds` where the last
+  /// decision probed it (5 % noise); the model learns, forgets, decides.
+  Decision step(double aneSeconds, double credit, double debt = 0,
+                double cpuSeconds = 1.3e-3) {
+    bool measured[kNumBackends] = {};
+    for (unsigned r = 0; r < 2; ++r) {
+      int b = probed.empty() ? current[r] : probed[r];
+      model.update(r, b,
+                   (b == HWAGENT_BACKEND_CPU ? cpuSeconds : aneSeconds) *
+                       std::exp(noise(rng)));
+      measured[b] = true;
+    }
+    model.advance(measured);
     Decision d = decide(table, model, current, costs, params, credit,
                         /*rateLimited=*/false, Pricing::time(), debt);
+    probed.clear();
     if (d.action == Decision::probe)
-      for (unsigned r = 0; r < 2; ++r)
-        if (d.backends[r] == HWAGENT_BACKEND_CPU)
-          model.update(r, HWAGENT_BACKEND_CPU, 1.3e-3 * std::exp(noise(rng)));
+      probed = d.backends;
     return d;
   }
 
@@ -72,6 +79,7 @@ protected:
     c.built = &compiled;
     return c;
   }();
+  std::vector<int32_t> probed;
   std::mt19937 rng{3};
   std::normal_distribution<double> noise{0.0, 0.05};
 };
@@ -126,6 +134,31 @@ TEST_F(AdaptiveProbes, DebtDoesNotBlockAProbeThatRepaysIt) {
   Decision withLargeDebt = decide(table, model, current, costs, params, 0.0,
                                   false, Pricing::time(), /*probeDebt=*/10.0);
   EXPECT_NE(withLargeDebt.action, Decision::probe);
+}
+
+TEST_F(AdaptiveProbes, ChipWideThrottleIsLearnedFromOneProbe) {
+  // Without telemetry a thermal throttle (3x on every backend) looks like
+  // the ANE slowing down: the CPU, at its fastest, would win, and is
+  // probed. The probe finds it throttled alike, so the slowdown is the
+  // chip's: the CPU's belief no longer fades below it and it is not
+  // probed again while the ANE stays throttled. (Before: the belief faded
+  // back within about 20 steps and the CPU was probed again, 12 times in
+  // a 239-step throttle of the transformer on apple-m1.)
+  for (int s = 0; s < 100; ++s)
+    step(1e-3, 1.0);
+  int probes = 0;
+  for (int s = 0; s < 300; ++s) {
+    Decision d = step(3e-3, 1.0, 0, 3.9e-3);
+    EXPECT_FALSE(d.switchWorthIt()) << "step " << s;
+    probes += d.action == Decision::probe;
+  }
+  EXPECT_GE(probes, 1);
+  EXPECT_LE(probes, 2);
+  EXPECT_GT(model.chipWideLog(), std::log(2.0));
+  // The throttle ends: what runs is at its best again, so is the chip.
+  for (int s = 0; s < 5; ++s)
+    step(1e-3, 1.0);
+  EXPECT_EQ(model.chipWideLog(), 0.0);
 }
 
 } // namespace
