@@ -29,6 +29,12 @@ llvm_config.add_tool_substitutions(
     ["hwagent-opt", "hwagent-calibrate", "hwagent-run", "hwagent-report"],
     tool_dirs)
 
+# The benchmarks are optional (HWAGENT_BUILD_BENCHMARKS); the tests that
+# replay a scenario with hwagent-bench-adaptive say REQUIRES: hwagent-bench.
+if os.path.exists(os.path.join(config.hwagent_tools_dir, "hwagent-bench-adaptive")):
+    config.available_features.add("hwagent-bench")
+    llvm_config.add_tool_substitutions(["hwagent-bench-adaptive"], tool_dirs)
+
 # The real models live outside the repository, in ../shared/models.
 if os.path.isdir(config.shared_models_dir):
     config.available_features.add("shared-models")

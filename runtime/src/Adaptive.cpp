@@ -26,7 +26,11 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
       deviation[r * kNumBackends + b].sumVariance =
           params.priorVariance + params.backendPriorVariance;
     }
+  chipWide = 0;
   for (int b = 0; b < kNumBackends; ++b) {
+    stepExcess[b] = lastExcess[b] = 0;
+    stepCount[b] = 0;
+    wasMeasured[b] = false;
     offset[b] = Estimate{0, params.backendPriorVariance, 0};
     baseline[b] = 0;
     noise[b] = params.measurementVariance;
@@ -34,6 +38,9 @@ void OnlineModel::reset(const Model &model, const AdaptiveParameters &p) {
   lastLog.assign(model.programs.size() * kNumBackends, 0.0);
   lastTick.assign(model.programs.size() * kNumBackends,
                   std::numeric_limits<int64_t>::min());
+  fastest.assign(model.programs.size() * kNumBackends,
+                 std::numeric_limits<double>::infinity());
+  fastestRelative = fastest;
   tick = 0;
 }
 
@@ -95,6 +102,14 @@ void OnlineModel::update(unsigned region, int backend, double seconds,
   d.variance *= 1 - gainDeviation;
   d.samples += samples;
   o.samples += samples;
+  double whole = logPredicted[slot] + o.mean + d.mean;
+  fastest[slot] = std::min(fastest[slot], whole);
+  // How much slower than its fastest (telemetry's shifts excluded) the
+  // region now runs: followChipWide's evidence.
+  double relative = whole - baseline[backend];
+  fastestRelative[slot] = std::min(fastestRelative[slot], relative);
+  stepExcess[backend] += relative - fastestRelative[slot];
+  ++stepCount[backend];
 }
 
 void OnlineModel::advance(const bool *measured) {
@@ -105,12 +120,43 @@ void OnlineModel::advance(const bool *measured) {
         std::min(d.variance + params.processVariance, params.priorVariance);
     d.sumVariance += params.processVariance + params.backendProcessVariance;
   }
+  if (measured)
+    followChipWide(measured);
   for (int b = 0; b < kNumBackends; ++b) {
     Estimate &o = offset[b];
     if (measured && !measured[b])
-      o.mean += params.offsetReversion * (baseline[b] - o.mean);
+      o.mean += params.offsetReversion * (baseline[b] + chipWide - o.mean);
     o.variance = std::min(o.variance + params.backendProcessVariance,
                           params.backendPriorVariance);
+  }
+}
+
+void OnlineModel::followChipWide(const bool *measured) {
+  double excess[kNumBackends] = {};
+  double least = std::numeric_limits<double>::infinity();
+  for (int b = 0; b < kNumBackends; ++b) {
+    if (!measured[b] || stepCount[b] == 0)
+      continue;
+    excess[b] = stepExcess[b] / double(stepCount[b]);
+    least = std::min(least, excess[b]);
+  }
+  // A backend measured again (a probe) slowed alike with the one measured
+  // the step before: a throttle slows the whole chip by one factor, and
+  // two contentions rarely agree within the change threshold.
+  for (int b = 0; b < kNumBackends; ++b)
+    for (int a = 0; a < kNumBackends; ++a)
+      if (measured[b] && !wasMeasured[b] && wasMeasured[a] && a != b &&
+          std::min(lastExcess[a], excess[b]) > kChangeLogFactor &&
+          std::abs(lastExcess[a] - excess[b]) < kChangeLogFactor)
+        chipWide = std::max(chipWide, std::min(lastExcess[a], excess[b]));
+  // It lasts while what runs stays slowed by as much.
+  chipWide = least < kChangeLogFactor ? 0.0 : std::min(chipWide, least);
+  for (int b = 0; b < kNumBackends; ++b) {
+    wasMeasured[b] = measured[b];
+    if (measured[b])
+      lastExcess[b] = excess[b];
+    stepExcess[b] = 0;
+    stepCount[b] = 0;
   }
 }
 
@@ -123,50 +169,6 @@ void OnlineModel::shiftBackend(int backend, double logFactor) {
                         params.backendPriorVariance);
   for (size_t i = backend; i < deviation.size(); i += kNumBackends)
     deviation[i].sumVariance += measurementVariance(backend);
-}
-
-const Pricing &Pricing::time() {
-  static const Pricing seconds;
-  return seconds;
-}
-
-Pricing Pricing::energy(const Model &model) {
-  // The core's step energy as a price per second of each backend's work
-  // (its running power, the static power and every other backend's idle
-  // power) and per boundary: what Session::endStep accounts
-  // (hwcore::stepEnergy) when the programs run one after another.
-  const hwcore::PowerModel &power = model.powerModel;
-  Pricing p;
-  p.unit = "J";
-  p.better = "lower predicted step energy";
-  for (hwcore::BackendKind kind : hwcore::kAllBackends) {
-    p.perSecond[hwcore::index(kind)] = power.marginalWatts(kind);
-    // Builds and weight moves run on the host.
-    p.switchPerSecond[hwcore::index(kind)] =
-        power.marginalWatts(hwcore::BackendKind::cpu);
-  }
-  p.fixed.resize(model.programs.size() * kNumBackends);
-  for (size_t i = 0; i < model.programs.size(); ++i)
-    for (int b = 0; b < kNumBackends; ++b)
-      p.fixed[i * kNumBackends + b] = model.programs[i].fixed_joules[b];
-  p.boundaryPerSecond = power.boundaryMarginalWatts();
-  p.perCrossingByte = power.boundaryPerByte;
-  return p;
-}
-
-Pricing Pricing::blend(const Model &model, double joulesWeight) {
-  Pricing p = energy(model);
-  p.unit = "s";
-  p.better = "lower predicted step cost (time and energy blended)";
-  for (int b = 0; b < kNumBackends; ++b) {
-    p.perSecond[b] = 1 + joulesWeight * p.perSecond[b];
-    p.switchPerSecond[b] = 1 + joulesWeight * p.switchPerSecond[b];
-  }
-  for (double &f : p.fixed)
-    f *= joulesWeight;
-  p.boundaryPerSecond = 1 + joulesWeight * p.boundaryPerSecond;
-  p.perCrossingByte *= joulesWeight;
-  return p;
 }
 
 /// The partition problem of the programs with unary costs cost(p, b)
@@ -222,57 +224,6 @@ double bestStepTime(const Model &table,
     best->assign(result->labels.begin(),
                  result->labels.begin() + table.programs.size());
   return result->objective;
-}
-
-bool SwitchCosts::fits(const std::vector<int32_t> &to) const {
-  int64_t needed[kNumBackends] = {};
-  for (size_t p = 0; p < to.size(); ++p)
-    if (!(*built)[p * kNumBackends + to[p]])
-      ++needed[to[p]];
-  for (int b = 0; b < kNumBackends; ++b)
-    if (compilesLeft[b] >= 0 && needed[b] > compilesLeft[b])
-      return false;
-  return true;
-}
-
-GainEstimate estimateGain(const Model &table, const OnlineModel &model,
-                          const std::vector<int32_t> &from,
-                          const std::vector<int32_t> &to,
-                          const SwitchCosts &costs, const Pricing &pricing) {
-  GainEstimate g;
-  auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };
-  g.from = stepCost(table, pricing, from, estimated);
-  g.to = stepCost(table, pricing, to, estimated);
-  g.gain = g.from - g.to;
-  // The uncertainty that decides is that of the placement not running: the
-  // running one is measured every step, and a probe measures the other.
-  // Linearized: d log t(p, b) = d offset(b) + d deviation(p, b), offsets
-  // shared by the moved programs on one backend, deviations independent
-  // (boundaries are known prices). Where direct measurements pin an
-  // estimate down more than its two terms say, both shrink in proportion.
-  auto shrink = [&](size_t p, int b) {
-    double separate =
-        model.backendOffset(b).variance + model.regionDeviation(p, b).variance;
-    return separate > 0 ? model.get(p, b).variance / separate : 0.0;
-  };
-  double coefficient[kNumBackends] = {};
-  double variance = 0;
-  for (size_t p = 0; p < from.size(); ++p) {
-    if (from[p] == to[p])
-      continue;
-    // The price's derivative in log-seconds.
-    double share = shrink(p, to[p]),
-           priced = pricing.perSecond[to[p]] * estimated(p, to[p]);
-    coefficient[to[p]] += priced * std::sqrt(share);
-    variance +=
-        priced * priced * share * model.regionDeviation(p, to[p]).variance;
-    g.switchCost += pricing.switching(to[p], costs.move(p, from[p], to[p]));
-  }
-  for (int b = 0; b < kNumBackends; ++b)
-    variance +=
-        coefficient[b] * coefficient[b] * model.backendOffset(b).variance;
-  g.stdDev = std::sqrt(variance);
-  return g;
 }
 
 /// E[(X - threshold) 1{X >= bar}] for X ~ N(mean, stdDev^2), bar >=
@@ -339,7 +290,7 @@ public:
   bool judgeSwitch();
   /// The probe whose expected value over the horizon beats its cost by the
   /// most, when `credit` covers it.
-  void chooseProbe(double credit, bool rateLimited);
+  void chooseProbe(double credit, bool rateLimited, double debt);
 
   Decision decision;
 
@@ -359,6 +310,11 @@ private:
   /// The candidates of a probe: the proposal and, per backend, the best
   /// placement with its estimates at their optimistic bound.
   std::vector<std::vector<int32_t>> probeCandidates(bool rateLimited);
+  /// The most moving to `to` could gain per step (switching not counted):
+  /// each moved program at the fastest it was seen running there (never
+  /// measured: its estimate at the optimistic bound), the others as
+  /// estimated.
+  double bestCaseGain(const std::vector<int32_t> &to) const;
 
   const Model &table;
   const OnlineModel &model;
@@ -469,7 +425,23 @@ std::vector<std::vector<int32_t>> Decider::probeCandidates(bool rateLimited) {
   return candidates;
 }
 
-void Decider::chooseProbe(double credit, bool rateLimited) {
+double Decider::bestCaseGain(const std::vector<int32_t> &to) const {
+  auto best = [&](size_t p, int b) {
+    Estimate e = model.get(p, b);
+    if (b == current[p])
+      return e.seconds();
+    double fastest = model.fastestLog(p, b);
+    double bound = std::isinf(fastest)
+                       ? e.mean - params.confidence * std::sqrt(e.variance)
+                       : std::min(e.mean, fastest + model.chipWideLog());
+    return std::exp(bound);
+  };
+  auto estimated = [&](size_t p, int b) { return model.get(p, b).seconds(); };
+  return stepCost(table, pricing, current, estimated) -
+         stepCost(table, pricing, to, best);
+}
+
+void Decider::chooseProbe(double credit, bool rateLimited, double debt) {
   // Value of information: a probe runs the candidate for one step; its
   // value is the expected gain beyond the switching threshold over the
   // horizon (it is switched to when the measurement confirms it), its cost
@@ -487,9 +459,18 @@ void Decider::chooseProbe(double credit, bool rateLimited) {
     double shift = r > 0 ? q.stdDev * std::sqrt(r / (r + m)) : 0;
     // Its value: the gain over the horizon of the switches it would enable
     // (the mean then clears the threshold by `confidence` deviations).
-    double value =
+    // Bounded by what it can gain: the candidate at its fastest (each moved
+    // program as fast as it was ever seen there, or at its optimistic
+    // bound when never measured) must clear the threshold, and the value
+    // is at most that gain over the horizon. A backend that was measured
+    // slower at its best cannot become worth it by forgetting alone.
+    double reachable = bestCaseGain(candidate) - threshold(q);
+    if (reachable <= 0)
+      continue;
+    double value = std::min(
+        horizon * reachable,
         horizon * enabledGain(q.gain, shift, threshold(q),
-                              threshold(q) + params.confidence * after);
+                              threshold(q) + params.confidence * after));
     double back = 0;
     for (size_t p = 0; p < current.size(); ++p)
       back += pricing.switching(
@@ -498,7 +479,11 @@ void Decider::chooseProbe(double credit, bool rateLimited) {
     // counted: it rests on the estimate the probe is there to check) and
     // switching there and back.
     double cost = std::max(0.0, -q.gain) + q.switchCost + back;
-    if (value - cost <= bestNet || cost > credit)
+    // Beyond the credit (a probe cost more than expected, and the debt is
+    // being repaid) only a probe whose expected net value also repays the
+    // debt is worth it: a debt is past bad luck, not a reason to leave a
+    // large, likely gain unchecked for hundreds of steps.
+    if (value - cost <= bestNet || (cost > credit && value - cost < debt))
       continue;
     bestNet = value - cost;
     decision.action = Decision::probe;
@@ -516,10 +501,10 @@ void Decider::chooseProbe(double credit, bool rateLimited) {
 Decision decide(const Model &table, const OnlineModel &model,
                 const std::vector<int32_t> &current, const SwitchCosts &costs,
                 const AdaptiveParameters &params, double probeCredit,
-                bool rateLimited, const Pricing &pricing) {
+                bool rateLimited, const Pricing &pricing, double probeDebt) {
   Decider decider(table, model, current, costs, params, pricing);
   if (decider.propose() && !decider.judgeSwitch() && probeCredit >= 0)
-    decider.chooseProbe(probeCredit, rateLimited);
+    decider.chooseProbe(probeCredit, rateLimited, std::max(probeDebt, 0.0));
   return std::move(decider.decision);
 }
 

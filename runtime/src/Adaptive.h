@@ -97,6 +97,19 @@ public:
   const Estimate &regionDeviation(unsigned region, int backend) const {
     return deviation[region * kNumBackends + backend];
   }
+  /// The fastest the region has been seen to run on `backend`: the lowest
+  /// estimate (log-seconds) right after a measurement of it; +infinity
+  /// when never measured. Contention and throttling only slow a backend,
+  /// so no probe can find the region faster than this (up to the
+  /// estimate's noise): what a probe can gain is bounded by it.
+  double fastestLog(unsigned region, int backend) const {
+    return fastest[region * kNumBackends + backend];
+  }
+  /// A slowdown of the whole chip (log) seen without telemetry: a probe
+  /// found another backend slowed alike with the one running, and what
+  /// runs is still slowed by at least this. Unmeasured backends' beliefs
+  /// fade toward it, not below, and no probe expects to beat it.
+  double chipWideLog() const { return chipWide; }
 
 private:
   AdaptiveParameters params;
@@ -110,6 +123,16 @@ private:
   /// (`tick`, advanced by advance()) it was made at.
   std::vector<double> lastLog;
   std::vector<int64_t> lastTick;
+  std::vector<double> fastest, fastestRelative;
+  /// followChipWide's state: per backend, the slowdown beyond their
+  /// fastest of the regions measured in this step (sum and count) and in
+  /// its last measured step, whether the last step measured it; the
+  /// chip-wide slowdown.
+  double stepExcess[kNumBackends] = {}, lastExcess[kNumBackends] = {};
+  int64_t stepCount[kNumBackends] = {};
+  bool wasMeasured[kNumBackends] = {};
+  double chipWide = 0;
+  void followChipWide(const bool *measured);
   int64_t tick = 0;
 };
 
@@ -240,12 +263,15 @@ struct Decision {
 /// improvement over the horizon exceeds the probe's expected cost by the
 /// most, when `probeCredit` (seconds probes may still cost; < 0: probing
 /// off) covers it. `rateLimited`: only a proposal that waits on nothing but
-/// a measurement of its new backends may be probed.
+/// a measurement of its new backends may be probed. `probeDebt` (what past
+/// probes cost beyond their charge and the credit has not repaid yet): a
+/// probe the credit does not cover is still made when its expected value
+/// net of its cost exceeds the debt.
 Decision decide(const Model &programs, const OnlineModel &model,
                 const std::vector<int32_t> &current, const SwitchCosts &costs,
                 const AdaptiveParameters &params, double probeCredit = -1,
                 bool rateLimited = false,
-                const Pricing &pricing = Pricing::time());
+                const Pricing &pricing = Pricing::time(), double probeDebt = 0);
 
 /// The price of a step of `backends` when program p on backend b takes
 /// seconds(p, b); boundaries from the model (the host is the CPU).

@@ -298,8 +298,9 @@ void Session::repartition(int64_t step, const std::vector<int32_t> &current) {
       seconds > 0 ? stepCost(model, pricing, current, estimated) / seconds : 1;
   if (credit > 0 && !std::isinf(credit))
     credit *= perSecond;
+  double debt = std::max(0.0, -a.exploreCredit) * perSecond;
   Decision decision = decide(model, a.model, current, costs, params, credit,
-                             rateLimited, pricing);
+                             rateLimited, pricing, debt);
   if (decision.action == Decision::probe && perSecond > 0)
     decision.probeCost /= perSecond;
   if (decision.action == Decision::probe) {
