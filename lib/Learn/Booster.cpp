@@ -191,7 +191,7 @@ hwlearn::leaveOneModelOut(const std::vector<Sample> &all, std::string &error) {
   for (const Sample &s : all)
     groups.insert(s.group);
   HeldOutError result;
-  std::vector<double> learned, analytic;
+  std::vector<double> learned, analytic, geometricMean;
   for (int held : groups) {
     std::set<std::string> heldKeys;
     std::vector<const Sample *> test;
@@ -206,6 +206,10 @@ hwlearn::leaveOneModelOut(const std::vector<Sample> &all, std::string &error) {
         train.push_back(s);
     if (train.size() < 2)
       continue;
+    double meanLog = 0;
+    for (const Sample &s : train)
+      meanLog += s.y / train.size();
+    meanLog = std::clamp(meanLog, std::log(0.1), std::log(10.0));
     std::optional<Booster> booster = Booster::train(train, error);
     if (!booster)
       return std::nullopt;
@@ -217,10 +221,12 @@ hwlearn::leaveOneModelOut(const std::vector<Sample> &all, std::string &error) {
       double correction = std::clamp(*predicted, std::log(0.1), std::log(10.0));
       learned.push_back(std::fabs(correction - s->y));
       analytic.push_back(std::fabs(s->y));
+      geometricMean.push_back(std::fabs(meanLog - s->y));
     }
     ++result.groups;
   }
   result.learned = summarize(std::move(learned));
   result.analytic = summarize(std::move(analytic));
+  result.geometricMean = summarize(std::move(geometricMean));
   return result;
 }

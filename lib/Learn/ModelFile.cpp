@@ -70,7 +70,8 @@ static bool fromJSON(const json::Value &value, HeldOutError &e,
                      json::Path path) {
   json::ObjectMapper o(value, path);
   return o && o.map("models", e.groups) && o.map("learned", e.learned) &&
-         o.map("analytic", e.analytic);
+         o.map("analytic", e.analytic) &&
+         o.mapOptional("geometric_mean", e.geometricMean);
 }
 
 namespace {

@@ -105,8 +105,9 @@ static void printRow(const char *backend, const hwlearn::BackendModel &m) {
         .str();
   };
   llvm::outs() << llvm::formatv(
-      "{0,-8} {1,6} {2,7}  {3}  {4}  {5}\n", backend, m.heldOut.groups,
+      "{0,-8} {1,6} {2,7}  {3}  {4}  {5}  {6}\n", backend, m.heldOut.groups,
       m.trainingSize, cell(m.heldOut.learned), cell(m.heldOut.analytic),
+      cell(m.heldOut.geometricMean),
       m.heldOut.learnedBetter() ? "learned" : "fallback");
 }
 
@@ -155,7 +156,7 @@ int main(int argc, char **argv) {
   llvm::outs() << "leave-one-model-out |log(predicted/measured)|: median, "
                   "p90, share within 1.5x\n"
                << "backend  models regions  learned                 "
-                  "analytic                used\n";
+                  "analytic                geometric mean          used\n";
   for (const hwlearn::BackendModel &m : model.backends)
     printRow(cm::backendName(m.backend), m);
   llvm::outs() << skipped << " entries skipped (simulated, or version 1)\n";

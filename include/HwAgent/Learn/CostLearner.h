@@ -52,7 +52,10 @@ ErrorSummary summarize(std::vector<double> absLogErrors);
 
 /// Leave-one-model-out: each group held out in turn.
 struct HeldOutError {
-  ErrorSummary learned, analytic;
+  /// `geometricMean`: the analytic model scaled by the geometric mean of
+  /// the other steps' measured / analytic (the per-backend correction the
+  /// cost pass applies without trees, had it their profiles).
+  ErrorSummary learned, analytic, geometricMean;
   int64_t groups = 0;
   /// Whether the learned model's median and p90 both beat the analytic's.
   bool learnedBetter() const {
