@@ -45,7 +45,7 @@ EXTERNAL = {
 }
 MAX_STEPS = "3"
 TOOLS = ["hwagent-opt", "hwagent-run", "hwagent-calibrate", "hwagent-report",
-         "hwagent-import"]
+         "hwagent-import", "hwagent-learn"]
 
 
 def command_blocks(readme):

@@ -31,6 +31,7 @@ FLOORS = [
     ("core", ["lib/Core", "include/HwAgent/Core"]),
     ("runtime", ["runtime"]),
     ("config", ["lib/Config", "include/HwAgent/Config"]),
+    ("learn", ["lib/Learn", "include/HwAgent/Learn"]),
     ("report", ["lib/Report", "include/HwAgent/Report"]),
     ("report-html", ["lib/ReportHtml", "include/HwAgent/ReportHtml"]),
     ("ir", ["dialects/HwAgent/IR"]),
@@ -57,7 +58,7 @@ CXX_EXT = (".cpp", ".h", ".hpp", ".c")
 MAX_FILE_LINES = 550
 MAX_FUNCTION_LINES = 100
 SYSTEM_PREFIXES = ("mlir/", "llvm/", "absl/", "nlohmann/", "oneapi/",
-                   "boost/", "gtest/", "benchmark/")
+                   "boost/", "gtest/", "benchmark/", "xgboost/")
 
 
 def floor_of(path):

@@ -26,7 +26,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.environment["HWAGENT_JIT_CACHE"] = os.path.join(config.hwagent_obj_root, "jit-cache")
 tool_dirs = [config.hwagent_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["hwagent-opt", "hwagent-calibrate", "hwagent-run", "hwagent-report"],
+    ["hwagent-opt", "hwagent-calibrate", "hwagent-run", "hwagent-report",
+     "hwagent-learn"],
     tool_dirs)
 
 # The benchmarks are optional (HWAGENT_BUILD_BENCHMARKS); the tests that

@@ -17,13 +17,27 @@ struct RawEntry {
   double seconds = 0;
   int64_t samples = 0;
   bool simulated = false;
+  double predicted = 0;
+  std::map<std::string, double> features;
 };
 
 bool fromJSON(const json::Value &value, RawEntry &e, json::Path path) {
   json::ObjectMapper o(value, path);
   return o && o.map("key", e.key) && o.map("backend", e.backend) &&
          o.map("seconds", e.seconds) && o.map("samples", e.samples) &&
-         o.mapOptional("simulated", e.simulated);
+         o.mapOptional("simulated", e.simulated) &&
+         o.mapOptional("predicted", e.predicted) &&
+         o.mapOptional("features", e.features);
+}
+
+/// "" when the version 2 fields of `raw` are sound, else what is wrong.
+std::string checkLearnedFields(const RawEntry &raw) {
+  if (!(std::isfinite(raw.predicted) && raw.predicted >= 0))
+    return ".predicted: must be finite and non-negative";
+  for (const auto &[name, value] : raw.features)
+    if (!std::isfinite(value))
+      return ".features." + name + ": must be finite";
+  return "";
 }
 } // namespace
 
@@ -31,7 +45,7 @@ std::optional<ProfileDB> hwconfig::parseProfileDB(const std::string &text,
                                                   std::string &error) {
   int64_t version = 0;
   std::optional<json::Value> document =
-      parseDocument(text, "hwagent.profile-db", kProfileDBSchemaVersion,
+      parseDocument(text, "hwagent.profile-db", kProfileDBMinVersion,
                     kProfileDBSchemaVersion, version, error);
   if (!document)
     return std::nullopt;
@@ -67,8 +81,12 @@ std::optional<ProfileDB> hwconfig::parseProfileDB(const std::string &text,
       error = path + ".samples: must be at least 1";
       return std::nullopt;
     }
-    db.entries.push_back(
-        {raw.key, *kind, raw.seconds, raw.samples, raw.simulated});
+    if (std::string wrong = checkLearnedFields(raw); !wrong.empty()) {
+      error = path + wrong;
+      return std::nullopt;
+    }
+    db.entries.push_back({raw.key, *kind, raw.seconds, raw.samples,
+                          raw.simulated, raw.predicted, raw.features});
   }
   return db;
 }

@@ -161,6 +161,30 @@ static absl::Status loadEdges(Model &m) {
   return absl::OkStatus();
 }
 
+/// The regions' learned-cost features: names without holes, finite values.
+static absl::Status loadFeatures(const hwagent_model_info_t *info, Model &m) {
+  uint32_t n = info->num_features;
+  if (n == 0)
+    return absl::OkStatus();
+  if (!info->feature_names || (info->num_regions && !info->region_features))
+    return absl::InvalidArgumentError("model info lists features it lacks");
+  for (uint32_t f = 0; f < n; ++f) {
+    if (!info->feature_names[f])
+      return absl::InvalidArgumentError(
+          absl::StrCat("feature ", f, " has no name"));
+    m.featureNames.push_back(info->feature_names[f]);
+  }
+  size_t values = size_t(info->num_regions) * n;
+  m.regionFeatures.assign(info->region_features,
+                          info->region_features + values);
+  for (size_t i = 0; i < values; ++i)
+    if (!std::isfinite(m.regionFeatures[i]))
+      return absl::InvalidArgumentError(
+          absl::StrCat("region ", i / n, ": feature ", m.featureNames[i % n],
+                       " is not finite"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   if (!info)
     return absl::InvalidArgumentError("no model");
@@ -191,6 +215,8 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   if (absl::Status status = loadPower(info, m); !status.ok())
     return status;
   if (absl::Status status = loadEdges(m); !status.ok())
+    return status;
+  if (absl::Status status = loadFeatures(info, m); !status.ok())
     return status;
   return m;
 }

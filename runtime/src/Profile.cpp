@@ -1,10 +1,12 @@
 //===- Profile.cpp - the measured profile written for the compiler --------===//
 //
-// Schema `hwagent.profile-db`, version 1 (docs/cost-model.md), keyed by the
-// regions' structural hashes. The runtime measures programs; each region of
-// a program gets its prediction scaled by the program's measured/predicted
-// ratio on that backend (the profile apportions a program's time to its
-// regions the way the compiler predicted it split).
+// Schema `hwagent.profile-db`, version 2 (docs/cost-model.md), keyed by the
+// regions' structural hashes; each entry carries the compiler's prediction
+// and the region's learned-cost features, which hwagent-learn trains on. The
+// runtime measures programs; each region of a program gets its prediction
+// scaled by the program's measured/predicted ratio on that backend (the profile
+// apportions a program's time to its regions the way the compiler predicted it
+// split).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,16 @@
 #include "absl/strings/str_format.h"
 
 namespace hwagent_rt {
+
+/// Region `r`'s learned-cost features by name (empty when the compiler
+/// emitted none).
+static Json regionFeatures(const Model &model, uint32_t r) {
+  Json features = Json::object();
+  size_t n = model.featureNames.size();
+  for (size_t f = 0; f < n; ++f)
+    features[model.featureNames[f]] = model.regionFeatures[r * n + f];
+  return features;
+}
 
 absl::Status Session::writeProfile() {
   if (!options.profile_out)
@@ -36,12 +48,14 @@ absl::Status Session::writeProfile() {
                            {"backend", hwagent_backend_name(b)},
                            {"seconds", region.predicted[b] * ratio},
                            {"samples", n},
-                           {"simulated", simulated}});
+                           {"simulated", simulated},
+                           {"predicted", region.predicted[b]},
+                           {"features", regionFeatures(model, r)}});
       }
     }
   }
   Json document = {{"schema", "hwagent.profile-db"},
-                   {"version", 1},
+                   {"version", 2},
                    {"target", model.target},
                    {"entries", entries}};
   return writeFileAtomically(options.profile_out, document.dump(2) + "\n");

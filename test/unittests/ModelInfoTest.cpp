@@ -25,6 +25,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -88,6 +89,17 @@ TEST(ModelInfo, JitMatchesTheCompilersTable) {
     for (int k = 0; k < HWAGENT_NUM_BACKENDS; ++k)
       EXPECT_EQ(a.predicted[k], b.predicted[k]) << i;
   }
+  // The learned-cost features the runtime copies into its profile.
+  ASSERT_EQ(jit.num_features, expected.num_features);
+  ASSERT_GT(jit.num_features, 0u);
+  for (uint32_t f = 0; f < jit.num_features; ++f)
+    EXPECT_STREQ(jit.feature_names[f], expected.feature_names[f]) << f;
+  double largest = 0;
+  for (size_t v = 0; v < size_t(jit.num_regions) * jit.num_features; ++v) {
+    EXPECT_EQ(jit.region_features[v], expected.region_features[v]) << v;
+    largest = std::max(largest, jit.region_features[v]);
+  }
+  EXPECT_GT(largest, 1.0);
   for (uint32_t i = 0; i < jit.num_programs; ++i) {
     const hwagent_program_info_t &a = jit.programs[i],
                                  &b = expected.programs[i];

@@ -4,9 +4,11 @@
 
 #include "HwAgent/Analysis/FeatureModels.h"
 #include "HwAgent/Analysis/Partitioner.h"
+#include "HwAgent/Analysis/RegionProfile.h"
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/Core/Energy.h"
+#include "HwAgent/Core/LearnedFeatures.h"
 #include "HwAgent/Core/Limits.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 
@@ -256,6 +258,9 @@ addPrograms(ModuleOp module, const cm::TargetDescription &target,
             ModelTable &table,
             llvm::DenseMap<Operation *, int32_t> &programOf) {
   StructuralHasher hasher;
+  TypeNames typeNames;
+  for (const char *name : cm::learnedFeatureNames())
+    table.featureNames.push_back(name);
   for (auto function : module.getOps<FunctionOpInterface>()) {
     if (function.isExternal())
       continue;
@@ -273,10 +278,14 @@ addPrograms(ModuleOp module, const cm::TargetDescription &target,
         info.key = regionKey(region, hasher);
         info.id = static_cast<int32_t>(region.getIdAttr().getInt());
         info.program = index;
+        cm::RegionProfile profile;
         if (FeaturesAttr features = region.getFeaturesAttr()) {
           info.flops = features.getFlops();
           info.bytes = features.getBytesRead() + features.getBytesWritten();
+          profile = profileOf(features, typeNames);
         }
+        for (double value : cm::learnedFeatures(profile))
+          table.regionFeatures.push_back(value);
         regionPredictions(region, target, info);
         program.flops += info.flops;
         table.regions.push_back(info);

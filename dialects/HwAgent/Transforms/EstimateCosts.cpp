@@ -3,6 +3,7 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "HwAgent/Analysis/Partitioner.h"
+#include "HwAgent/Analysis/RegionProfile.h"
 #include "HwAgent/Analysis/StructuralHash.h"
 #include "HwAgent/Analysis/WorkloadProfile.h"
 #include "HwAgent/Config/Json.h"
@@ -10,14 +11,18 @@
 #include "HwAgent/Config/TargetFile.h"
 #include "HwAgent/Config/Telemetry.h"
 #include "HwAgent/Core/CostModel.h"
+#include "HwAgent/Core/LearnedFeatures.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 #include "HwAgent/IR/HwAgentOps.h"
+#include "HwAgent/Learn/CostLearner.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -74,51 +79,16 @@ static std::vector<std::string> findUnsupportedOps(RegionOp region) {
   return found;
 }
 
-/// Element type names, printed once per type (printing sets up an AsmState,
-/// which costs more than the rest of a region's profile).
-class TypeNames {
-public:
-  const std::string &operator()(Type type) {
-    auto [it, inserted] = names.try_emplace(type);
-    if (inserted) {
-      llvm::raw_string_ostream os(it->second);
-      type.print(os);
-    }
-    return it->second;
-  }
-
-private:
-  llvm::DenseMap<Type, std::string> names;
-};
-
 static cm::RegionProfile toProfile(RegionOp region, FeaturesAttr features,
                                    TypeNames &typeName) {
-  cm::RegionProfile profile;
-  profile.flops = features.getFlops();
-  profile.bytesRead = features.getBytesRead();
-  profile.bytesWritten = features.getBytesWritten();
-  profile.params = features.getParams();
-  profile.paramBytes = features.getParamBytes();
-  for (auto [index, count] : llvm::enumerate(features.getOpHistogram()))
-    if (index < cm::kNumWorkKinds)
-      profile.opHistogram[index] = count;
-  for (Type type : features.getElementTypes())
-    profile.elementTypes.push_back(typeName(type));
-  profile.dynamicDims = features.getDynamicDims();
-  profile.maxDim = features.getMaxDim();
-  profile.maxRank = features.getMaxRank();
-  profile.rows = features.getRows();
-  profile.hasLoops = features.getHasLoops();
-  profile.phase = static_cast<cm::Phase>(features.getPhase());
-  profile.weightGradient = features.getWeightGradient();
-  profile.winogradFlops = features.getWinogradFlops();
+  cm::RegionProfile profile = profileOf(features, typeName);
   profile.unsupportedOps = findUnsupportedOps(region);
   return profile;
 }
 
 /// A short account of the standalone prediction for the costs attribute.
 static std::string describe(const cm::ProgramCost &cost,
-                            const cm::RegionCost &region) {
+                            const cm::RegionCost &region, bool byTrees) {
   std::string note = std::string(cost.bindingTerm()) + "-bound";
   if (cost.utilization < 0.999)
     note += llvm::formatv(", util {0:f2}", cost.utilization).str();
@@ -128,7 +98,10 @@ static std::string describe(const cm::ProgramCost &cost,
     note += std::string(", weights ") + cm::weightUpdateName(cost.mode);
   if (cost.telemetryFactor > 1.0001)
     note += llvm::formatv(", telemetry x{0:f2}", cost.telemetryFactor).str();
-  if (region.correction != 1.0)
+  if (byTrees)
+    note +=
+        llvm::formatv(", learned (xgboost) x{0:f2}", region.correction).str();
+  else if (region.correction != 1.0)
     note += llvm::formatv(", learned x{0:f2}", region.correction).str();
   if (region.measured)
     note += ", measured";
@@ -174,6 +147,9 @@ struct EstimateCostsPass
     std::optional<hwconfig::ProfileDB> db;
     if (!profileDb.empty() && failed(readProfile(module, *targetDesc, db)))
       return signalPassFailure();
+    std::map<cm::BackendKind, hwlearn::Booster> trees;
+    if (!learnedModel.empty() && failed(readLearnedModel(module, trees)))
+      return signalPassFailure();
 
     cm::CostOptions options;
     if (updateEvery < 1) {
@@ -213,8 +189,12 @@ struct EstimateCostsPass
         estimates.push_back(std::move(estimate));
       });
     }
+    std::map<cm::BackendKind, std::vector<std::pair<double, double>>> pairs;
     if (db)
-      applyMeasurements(module, *db, estimates);
+      applyMeasurements(module, *db, estimates, pairs);
+    if ((db || !trees.empty()) &&
+        failed(applyCorrections(module, pairs, trees, estimates)))
+      return signalPassFailure();
 
     MLIRContext *ctx = &getContext();
     for (Estimate &estimate : estimates)
@@ -236,6 +216,8 @@ struct EstimateCostsPass
     std::string key;
     std::vector<cm::RegionCost> costs;
     cm::CostOptions options;
+    /// Per cost: the correction came from the learned model's trees.
+    std::vector<bool> byTrees = {};
   };
 
   /// `backends=cpu,ane`: the target without the others (the CPU stays: the
@@ -319,24 +301,27 @@ struct EstimateCostsPass
           APFloat(roundSeconds(cost.regionLaunch)), cost.flops,
           cost.weightBytes, BoolAttr::get(ctx, cost.spilled),
           APFloat(telemetry.factor(kind)));
+      size_t at = backend - target.backends.data();
+      bool byTrees = at < estimate.byTrees.size() && estimate.byTrees[at];
       entries.push_back(
           BackendCostAttr::get(ctx, b, APFloat(roundSeconds(alone.seconds)),
-                               true, describe(alone, cost), terms));
+                               true, describe(alone, cost, byTrees), terms));
     }
     return CostsAttr::get(ctx, entries);
   }
 
   /// Blends matched measurements (a region's time inside its program) into
-  /// the predictions and scales unmatched ones by the per-backend
-  /// correction learned from the matches.
-  void applyMeasurements(ModuleOp module, const hwconfig::ProfileDB &db,
-                         std::vector<Estimate> &estimates) {
+  /// the predictions; `pairs` gets each backend's (measured, predicted).
+  void applyMeasurements(
+      ModuleOp module, const hwconfig::ProfileDB &db,
+      std::vector<Estimate> &estimates,
+      std::map<cm::BackendKind, std::vector<std::pair<double, double>>>
+          &pairs) {
     std::map<std::pair<std::string, cm::BackendKind>,
              const hwconfig::ProfileEntry *>
         byKey;
     for (const hwconfig::ProfileEntry &entry : db.entries)
       byKey[{entry.key, entry.backend}] = &entry;
-    std::map<cm::BackendKind, std::vector<std::pair<double, double>>> pairs;
     std::set<const hwconfig::ProfileEntry *> used;
     for (Estimate &estimate : estimates)
       for (cm::RegionCost &cost : estimate.costs) {
@@ -363,18 +348,96 @@ struct EstimateCostsPass
           cost.scale(std::max(blended - cost.regionLaunch, 0.0) / body);
         cost.measured = true;
       }
-    for (Estimate &estimate : estimates)
-      for (cm::RegionCost &cost : estimate.costs) {
-        if (!cost.legal || cost.measured)
-          continue;
-        cost.correction = hwconfig::learnedCorrection(pairs[cost.backend]);
-        cost.scale(cost.correction);
-      }
     for (const hwconfig::ProfileEntry &entry : db.entries)
       if (!used.count(&entry))
         mlir::emitWarning(module.getLoc())
             << "hwagent-estimate-costs: profile entry " << entry.key << " ("
             << cm::backendName(entry.backend) << ") matches no region; ignored";
+  }
+
+  /// Reads `learned-model=`: the boosters of the backends whose held-out
+  /// error beats the analytic model's (the others fall back).
+  LogicalResult
+  readLearnedModel(ModuleOp module,
+                   std::map<cm::BackendKind, hwlearn::Booster> &trees) {
+    std::string error;
+    auto fail = [&](const std::string &message) -> LogicalResult {
+      return mlir::emitError(module.getLoc())
+             << "hwagent-estimate-costs: " << learnedModel << ": " << message;
+    };
+    std::optional<std::string> text =
+        hwconfig::readTextFile(learnedModel, error);
+    if (!text)
+      return mlir::emitError(module.getLoc())
+             << "hwagent-estimate-costs: " << error;
+    std::optional<hwlearn::LearnedCostModel> model =
+        hwlearn::parseModel(*text, error);
+    if (!model)
+      return fail(error);
+    std::vector<std::string> expected(cm::learnedFeatureNames().begin(),
+                                      cm::learnedFeatureNames().end());
+    expected.push_back(cm::kAnalyticFeatureName);
+    if (model->featureNames != expected)
+      return fail("feature_names: not the " + std::to_string(expected.size()) +
+                  " features this compiler computes (retrain with this "
+                  "hwagent-learn)");
+    for (const hwlearn::BackendModel &backend : model->backends) {
+      if (!backend.heldOut.learnedBetter())
+        continue;
+      std::optional<hwlearn::Booster> booster =
+          hwlearn::Booster::load(backend.booster, expected.size(), error);
+      if (!booster)
+        return fail(std::string("backends.") +
+                    cm::backendName(backend.backend) + ".xgboost: " + error);
+      trees.emplace(backend.backend, std::move(*booster));
+      if (!backend.heldOut.learnedBeatsGeometricMean())
+        geometricMeanWins.insert(backend.backend);
+    }
+    return success();
+  }
+
+  /// Backends whose trees lost to the geometric-mean correction held out:
+  /// with a profile that gives that correction, it stays.
+  std::set<cm::BackendKind> geometricMeanWins;
+
+  /// Scales the predictions of regions without a measurement: by the
+  /// learned model's trees where they apply (and, when the profile matched
+  /// two or more of the backend's regions, held out better than its
+  /// geometric mean), else by that geometric mean.
+  LogicalResult applyCorrections(
+      ModuleOp module,
+      std::map<cm::BackendKind, std::vector<std::pair<double, double>>> &pairs,
+      const std::map<cm::BackendKind, hwlearn::Booster> &trees,
+      std::vector<Estimate> &estimates) {
+    for (Estimate &estimate : estimates) {
+      estimate.byTrees.assign(estimate.costs.size(), false);
+      cm::LearnedFeatures features = cm::learnedFeatures(estimate.profile);
+      for (size_t i = 0; i < estimate.costs.size(); ++i) {
+        cm::RegionCost &cost = estimate.costs[i];
+        if (!cost.legal || cost.measured)
+          continue;
+        auto booster = trees.find(cost.backend);
+        double analytic = cost.insideSeconds();
+        bool geometricMean = pairs[cost.backend].size() >= 2 &&
+                             geometricMeanWins.count(cost.backend);
+        if (booster == trees.end() || analytic <= 0 || geometricMean) {
+          cost.correction = hwconfig::learnedCorrection(pairs[cost.backend]);
+          cost.scale(cost.correction);
+          continue;
+        }
+        std::vector<float> x(features.begin(), features.end());
+        x.push_back(static_cast<float>(std::log10(analytic)));
+        std::string error;
+        std::optional<double> logRatio = booster->second.predict(x, error);
+        if (!logRatio)
+          return mlir::emitError(module.getLoc())
+                 << "hwagent-estimate-costs: " << learnedModel << ": " << error;
+        cost.correction = std::clamp(std::exp(*logRatio), 0.1, 10.0);
+        cost.scale(cost.correction);
+        estimate.byTrees[i] = true;
+      }
+    }
+    return success();
   }
 };
 } // namespace

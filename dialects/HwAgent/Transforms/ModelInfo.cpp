@@ -41,7 +41,10 @@ static_assert(offsetof(hwagent_model_info_t, target) == 24 &&
                   offsetof(hwagent_model_info_t, max_compiles) == 328 &&
                   offsetof(hwagent_model_info_t, power) == 352 &&
                   offsetof(hwagent_model_info_t, objective) == 424 &&
-                  offsetof(hwagent_model_info_t, power_cap) == 432,
+                  offsetof(hwagent_model_info_t, power_cap) == 432 &&
+                  offsetof(hwagent_model_info_t, feature_names) == 440 &&
+                  offsetof(hwagent_model_info_t, region_features) == 448 &&
+                  offsetof(hwagent_model_info_t, num_features) == 456,
               "model layout emitted below");
 static_assert(offsetof(hwagent_value_info_t, shape) == 8 &&
                   offsetof(hwagent_value_info_t, rank) == 16 &&
@@ -73,8 +76,9 @@ struct Emitter {
     power = LLVM::LLVMStructType::getLiteral(ctx,
                                              {doubles, doubles, f64, f64, f64});
     model = LLVM::LLVMStructType::getLiteral(
-        ctx, {i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr, linkTable,
-              doubles, ptr, doubles, longs, power, i32, i32, f64});
+        ctx, {i32, i32, i32,       i32,     i32, i32,     ptr,   ptr,
+              ptr, ptr, linkTable, doubles, ptr, doubles, longs, power,
+              i32, i32, f64,       ptr,     ptr, i32,     i32});
     value =
         LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
     function =
@@ -261,6 +265,34 @@ static std::string emitFunctions(OpBuilder &builder, Location loc, Emitter &e,
   return "__hwagent_functions";
 }
 
+/// The learned-cost feature names (an array of string addresses) and the
+/// regions' values (row-major); returns whether there are any.
+static bool emitFeatures(OpBuilder &builder, Location loc, Emitter &e,
+                         const ModelTable &table) {
+  if (table.featureNames.empty())
+    return false;
+  SmallVector<std::string> names;
+  for (auto [i, name] : llvm::enumerate(table.featureNames)) {
+    names.push_back("__hwagent_feature_name" + std::to_string(i));
+    emitString(builder, loc, names.back(), name);
+  }
+  auto type = LLVM::LLVMArrayType::get(e.ptr, names.size());
+  emitComputed(builder, loc, "__hwagent_feature_names", type,
+               [&](OpBuilder &b, Value a) {
+                 for (auto [i, name] : llvm::enumerate(names))
+                   a = LLVM::InsertValueOp::create(
+                       b, loc, a,
+                       LLVM::AddressOfOp::create(b, loc, e.ptr, name),
+                       ArrayRef<int64_t>{int64_t(i)});
+                 return a;
+               });
+  SmallVector<Attribute> values;
+  for (double v : table.regionFeatures)
+    values.push_back(e.f64Attr(v));
+  emitArray(builder, loc, "__hwagent_region_features", e.f64, values);
+  return true;
+}
+
 namespace {
 /// The initializer of the model global, field by field in the order of
 /// hwagent_model_info_t (static_asserts above pin it).
@@ -365,6 +397,8 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
                          builder.getStringAttr(name));
   std::string functionsSymbol =
       emitFunctions(builder, loc, e, signatures, withInvokers);
+  bool features = emitFeatures(builder, loc, e, table);
+  bool featureValues = features && !table.regionFeatures.empty();
 
   // The model: scalars, pointers to the arrays, links and compile times.
   auto modelGlobal = LLVM::GlobalOp::create(
@@ -383,6 +417,12 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
   fields.insert(fields.address(programsGlobal ? "__hwagent_programs" : ""));
   fields.insert(fields.address(edgesGlobal ? "__hwagent_edges" : ""));
   fields.prices(table, functionsSymbol);
+  fields.insert(fields.address(features ? "__hwagent_feature_names" : ""));
+  fields.insert(
+      fields.address(featureValues ? "__hwagent_region_features" : ""));
+  fields.insert(fields.constant(
+      e.i32, e.i32Attr(features ? table.featureNames.size() : 0)));
+  fields.insert(fields.constant(e.i32, e.i32Attr(0)));
   LLVM::ReturnOp::create(ib, loc, fields.model);
 
   // The accessor generated code and drivers call.

@@ -19,6 +19,7 @@ void hwagent::buildPartitionBackendsPipeline(
   estimate.target = options.target;
   estimate.telemetry = options.telemetry;
   estimate.profileDb = options.profileDb;
+  estimate.learnedModel = options.learnedModel;
   estimate.training = options.training;
   estimate.updateEvery = options.updateEvery;
   estimate.fp16Gradients = options.fp16Gradients;

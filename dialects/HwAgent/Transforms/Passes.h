@@ -83,6 +83,10 @@ struct PartitionBackendsOptions
   Option<std::string> profileDb{*this, "profile-db",
                                 llvm::cl::desc("Measured profile JSON"),
                                 llvm::cl::init("")};
+  Option<std::string> learnedModel{
+      *this, "learned-model",
+      llvm::cl::desc("Learned cost model file (hwagent-learn)"),
+      llvm::cl::init("")};
   Option<::hwcore::Strategy> strategy{
       *this, "strategy", llvm::cl::desc("Assignment strategy"),
       llvm::cl::init(::hwcore::Strategy::optimal), strategyValues()};

@@ -82,6 +82,10 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
     - `profile-db`: measured times keyed by region structural hash; a match
       refines the estimate, stale or unmatched entries are reported and
       ignored;
+    - `learned-model`: a model file hwagent-learn wrote (gradient-boosted
+      trees over log(measured/analytic)); regions without a profile entry
+      take its correction on each backend whose held-out error beats the
+      analytic model's, the per-backend geometric mean elsewhere;
     - `training`: weights change every step (backends that bake weights into
       programs pay to take new ones: as inputs, recompiled or reloaded);
     - `update-every=k`: the step accumulates gradients and the weights
@@ -103,6 +107,8 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
            "Telemetry snapshot JSON file">,
     Option<"profileDb", "profile-db", "std::string", "\"\"",
            "Measured profile JSON file">,
+    Option<"learnedModel", "learned-model", "std::string", "\"\"",
+           "Learned cost model file (hwagent-learn)">,
     Option<"training", "training", "bool", "true",
            "Weights change every step (training rather than inference)">,
     Option<"updateEvery", "update-every", "int64_t", "1",

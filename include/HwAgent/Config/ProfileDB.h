@@ -1,9 +1,11 @@
 //===- ProfileDB.h - measured region times (profile feedback) ---*- C++ -*-===//
 //
 // Measured seconds per region and backend, keyed by the region's structural
-// hash, as the runtime writes them (schema `hwagent.profile-db`, version 1;
-// the runtime is the one writer) and `--hwagent-estimate-costs=profile-db=`
-// reads them. Format and the learned correction: docs/cost-model.md.
+// hash, as the runtime writes them (schema `hwagent.profile-db`, version 2,
+// which adds each entry's prediction and learned-cost features; version 1
+// files still read; the runtime is the one writer) and
+// `--hwagent-estimate-costs=profile-db=` and hwagent-learn read them.
+// Format and the learned corrections: docs/cost-model.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include "HwAgent/Core/Vocabulary.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +31,11 @@ struct ProfileEntry {
   int64_t samples = 0;
   /// Whether the time came from a simulator rather than a real device.
   bool simulated = false;
+  /// Version 2: the compiler's (analytic) prediction the runtime held, in
+  /// seconds (0 in version 1), and the region's learned-cost features by
+  /// name (hwcore's LearnedFeatures.h; empty in version 1).
+  double predicted = 0;
+  std::map<std::string, double> features;
 };
 
 struct ProfileDB {
@@ -36,7 +44,9 @@ struct ProfileDB {
   std::vector<ProfileEntry> entries;
 };
 
-constexpr int64_t kProfileDBSchemaVersion = 1;
+constexpr int64_t kProfileDBSchemaVersion = 2;
+/// The oldest version still read.
+constexpr int64_t kProfileDBMinVersion = 1;
 
 std::optional<ProfileDB> parseProfileDB(const std::string &json,
                                         std::string &error);

@@ -26,7 +26,7 @@ extern "C" {
 /* ---- The compiled model (written by the compiler, read by the runtime) - */
 
 /** Bumped on any change of the structs below. */
-#define HWAGENT_MODEL_INFO_VERSION 4u
+#define HWAGENT_MODEL_INFO_VERSION 5u
 
 /** Price of moving data from one backend to another. */
 typedef struct hwagent_link_info {
@@ -174,6 +174,14 @@ typedef struct hwagent_model_info {
   int32_t reserved;
   /** Average watts over a step the placement may not exceed (0: none). */
   double power_cap;
+  /** The names of the regions' learned-cost features (hwcore's
+   *  LearnedFeatures.h; docs/cost-model.md), num_features of them. */
+  const char *const *feature_names;
+  /** num_regions x num_features values, row-major: each region's features
+   *  as the cost pass saw them (the runtime writes them into its profile). */
+  const double *region_features;
+  uint32_t num_features;
+  uint32_t reserved_features;
 } hwagent_model_info_t;
 
 /* ---- Called by generated code (on the current session) ----------------- */
@@ -219,9 +227,9 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_edge_info_t) == 24,
                          "hwagent_edge_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
                          "hwagent_model_info_t.links");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) == 56 + 24 * 9 + 8 * 3 +
-                                                             8 + 8 * 3 + 8 * 3 +
-                                                             8 * 9 + 4 + 4 + 8,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) ==
+                             56 + 24 * 9 + 8 * 3 + 8 + 8 * 3 + 8 * 3 + 8 * 9 +
+                                 4 + 4 + 8 + 8 + 8 + 4 + 4,
                          "hwagent_model_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_value_info_t) == 32,
                          "hwagent_value_info_t");

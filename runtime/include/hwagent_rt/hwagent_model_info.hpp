@@ -34,6 +34,10 @@ struct OwnedModelInfo {
   /// A hwagent_objective_t and the power cap (0: none).
   int32_t objective = HWAGENT_OBJECTIVE_TIME;
   double powerCap = 0;
+  /// The learned-cost feature names and regions.size() x names values,
+  /// row-major (empty: none).
+  std::vector<std::string> featureNames;
+  std::vector<double> regionFeatures;
 
   /// A view for hwagent_session_create (valid while this lives and its
   /// vectors do not change); no functions.
@@ -58,8 +62,17 @@ struct OwnedModelInfo {
     info.power = power;
     info.objective = objective;
     info.power_cap = powerCap;
+    featureNameViews.clear();
+    for (const std::string &name : featureNames)
+      featureNameViews.push_back(name.c_str());
+    info.num_features = static_cast<uint32_t>(featureNames.size());
+    info.feature_names = featureNameViews.data();
+    info.region_features = regionFeatures.data();
     return info;
   }
+
+  /// The C strings info() points feature_names at (rebuilt by each call).
+  mutable std::vector<const char *> featureNameViews;
 };
 
 } // namespace hwagent_rt
