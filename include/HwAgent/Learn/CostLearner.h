@@ -66,9 +66,8 @@ struct HeldOutError {
   /// the file has no such figure): where a profile gives the cost pass that
   /// correction, the trees replace it only then.
   bool learnedBeatsGeometricMean() const {
-    return geometricMean.count == 0 ||
-           (learned.median < geometricMean.median &&
-            learned.p90 <= geometricMean.p90);
+    return geometricMean.count == 0 || (learned.median < geometricMean.median &&
+                                        learned.p90 <= geometricMean.p90);
   }
 };
 
