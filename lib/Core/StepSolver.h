@@ -309,8 +309,10 @@ private:
                        context, graph.options);
   }
 
-  /// Levels, then connected regions of one label and level; sets
-  /// programOf (numbered by first region) and returns the count.
+  /// Levels, then connected regions of one label and level, then
+  /// independent programs joined where the backend allows it
+  /// (mergeIndependent); sets programOf (numbered by first region) and
+  /// returns the count.
   unsigned formPrograms(const std::vector<unsigned> &labels) {
     const unsigned n = graph.numRegions(), L = graph.numLabels();
     level.assign(n, 0);

@@ -57,7 +57,8 @@ typedef struct hwagent_region_info {
   uint32_t reserved;
 } hwagent_region_info_t;
 
-/** A program: a convex, connected set of regions placed on one backend,
+/** A program: a convex set of regions placed on one backend (connected on
+ *  the ANE; on the CPU and the GPU independent parts may share one),
  *  compiled together and launched once. The runtime dispatches programs. */
 typedef struct hwagent_program_info {
   /** Backend chosen at compile time. */
