@@ -850,9 +850,14 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.llm:
-        write_llm(args, [dict(model=args.llm, phase=args.phase, layers=args.layers or None,
-                              batch=args.batch, context=args.context, prompt=args.prompt,
-                              weights=args.weights, head=args.head)])
+        step = dict(model=args.llm, phase=args.phase, layers=args.layers or None,
+                    batch=args.batch, context=args.context, prompt=args.prompt,
+                    weights=args.weights, head=args.head)
+        try:
+            llm_workloads.config(**step)
+        except ValueError as e:
+            parser.error(str(e))
+        write_llm(args, [step])
         return 0
     if not args.only or "llm" in args.only:
         write_llm(args, llm_workloads.SMALL if args.small else llm_workloads.BUNDLED)

@@ -400,6 +400,11 @@ def config(model="8b", phase="decode", layers=2, batch=1, context=512, prompt=12
     if weights not in ("fp16", "int8"):
         raise ValueError(f"weights must be fp16 or int8, not {weights!r}")
     cfg = dict(MODELS[model])
+    if layers is not None and not 0 <= layers <= cfg["layers"]:
+        raise ValueError(f"layers must be 0 (all) to {cfg['layers']} for {model}, not {layers}")
+    for name, value in (("batch", batch), ("context", context), ("prompt", prompt)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, not {value}")
     tokens = 1 if phase == "decode" else prompt
     if tokens > context:
         raise ValueError(f"{tokens} new tokens do not fit a cache of {context}")

@@ -34,7 +34,8 @@ llvm_config.add_tool_substitutions(
 # replay a scenario with hwagent-bench-adaptive say REQUIRES: hwagent-bench.
 if os.path.exists(os.path.join(config.hwagent_tools_dir, "hwagent-bench-adaptive")):
     config.available_features.add("hwagent-bench")
-    llvm_config.add_tool_substitutions(["hwagent-bench-adaptive"], tool_dirs)
+    llvm_config.add_tool_substitutions(
+        ["hwagent-bench-adaptive", "hwagent-bench-scenarios"], tool_dirs)
 
 # The real models live outside the repository, in ../shared/models.
 if os.path.isdir(config.shared_models_dir):
