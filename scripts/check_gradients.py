@@ -171,6 +171,21 @@ def numbers(block):
     return [float(x) for x in re.findall(r"-?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)", block)]
 
 
+def run_reference(module, pipeline=PIPELINE):
+    """Lowers `module` with upstream's passes, runs its @main with
+    mlir-runner and returns what each printMemref printed, as numbers."""
+    lowered = subprocess.run([f"{LLVM}/bin/mlir-opt", f"--pass-pipeline={pipeline}"], input=module,
+                             capture_output=True, text=True)
+    if lowered.returncode:
+        sys.exit("mlir-opt failed:\n" + lowered.stderr[:4000])
+    run = subprocess.run([f"{LLVM}/bin/mlir-runner", "-e", "main", "-entry-point-result=void",
+                          f"-shared-libs={LLVM}/lib/libmlir_runner_utils.so,{LLVM}/lib/libmlir_c_runner_utils.so"],
+                         input=lowered.stdout, capture_output=True, text=True)
+    if run.returncode:
+        sys.exit("mlir-runner failed:\n" + run.stderr[:4000])
+    return [numbers(b.split("data =", 1)[1]) for b in run.stdout.split("Unranked Memref")[1:]]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("file")
@@ -188,17 +203,7 @@ def main():
         module = (module.replace("0xFF800000 : f32", "0xFFF0000000000000 : f32")
                   .replace("f32", "f64").replace("printMemrefF64", "printMemrefF64"))
         module = module.replace("@printMemrefF32", "@printMemrefF64")
-    lowered = subprocess.run([f"{LLVM}/bin/mlir-opt", f"--pass-pipeline={PIPELINE}"], input=module,
-                             capture_output=True, text=True)
-    if lowered.returncode:
-        sys.exit("mlir-opt failed:\n" + lowered.stderr[:4000])
-    run = subprocess.run([f"{LLVM}/bin/mlir-runner", "-e", "main", "-entry-point-result=void",
-                          f"-shared-libs={LLVM}/lib/libmlir_runner_utils.so,{LLVM}/lib/libmlir_c_runner_utils.so"],
-                         input=lowered.stdout, capture_output=True, text=True)
-    if run.returncode:
-        sys.exit("mlir-runner failed:\n" + run.stderr[:4000])
-    blocks = [b.split("data =", 1)[1] for b in run.stdout.split("Unranked Memref")[1:]]
-    values = [numbers(b) for b in blocks]
+    values = run_reference(module)
     loss, delta = values[0][0], values[1][0]
     directional = 0.0
     for k in range(3, len(values), 3):

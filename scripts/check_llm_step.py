@@ -13,14 +13,13 @@ the same f16-rounded inputs).
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llm_workloads  # noqa: E402
-from check_gradients import LLVM, PIPELINE  # noqa: E402
+from check_gradients import PIPELINE, run_reference  # noqa: E402
 
 
 def signature(text):
@@ -154,18 +153,7 @@ def run(module):
     # Returned caches leave bufferization.clone ops behind: lowered to memref.
     pipeline = PIPELINE.replace("buffer-deallocation-pipeline, ",
                                 "buffer-deallocation-pipeline, convert-bufferization-to-memref, ")
-    lowered = subprocess.run([f"{LLVM}/bin/mlir-opt", f"--pass-pipeline={pipeline}"], input=module,
-                             capture_output=True, text=True)
-    if lowered.returncode:
-        sys.exit("mlir-opt failed:\n" + lowered.stderr[:4000])
-    out = subprocess.run([f"{LLVM}/bin/mlir-runner", "-e", "main", "-entry-point-result=void",
-                          f"-shared-libs={LLVM}/lib/libmlir_runner_utils.so,{LLVM}/lib/libmlir_c_runner_utils.so"],
-                         input=lowered.stdout, capture_output=True, text=True)
-    if out.returncode:
-        sys.exit("mlir-runner failed:\n" + out.stderr[:4000])
-    blocks = out.stdout.split("Unranked Memref")[1:]
-    return [np.array([float(x) for x in re.findall(r"-?[0-9.]+(?:e[-+]?[0-9]+)?|-?nan|-?inf",
-                                                      blk.split("data =", 1)[1])]) for blk in blocks]
+    return [np.array(values) for values in run_reference(module, pipeline)]
 
 
 def main():
