@@ -315,6 +315,17 @@ bool TrainingRunner::createSession(llvm::raw_ostream &errs) {
   return true;
 }
 
+void TrainingRunner::dropEvaluation() {
+  if (evalEntry.empty() || engine)
+    return;
+  auto fn = module->lookupSymbol<func::FuncOp>(evalEntry);
+  if (fn && SymbolTable::symbolKnownUseEmpty(fn, *module))
+    fn.erase();
+  evalEntry.clear();
+  evalArgs.clear();
+  evalOneHot.clear();
+}
+
 bool TrainingRunner::compile(const std::vector<bool> &supplied,
                              const std::vector<bool> &evalSupplied,
                              llvm::raw_ostream &errs) {

@@ -153,6 +153,12 @@ public:
   /// Returns false (with the message on `errs`) when an output failed.
   bool finish(llvm::raw_ostream &errs);
 
+  /// Before compile(): forgets the evaluation function and erases it from
+  /// the module when nothing else calls it. A run without held-out data
+  /// never evaluates, and the function is a fifth of an imported step's
+  /// code to compile (docs/importer.md, "Start-up").
+  void dropEvaluation();
+
   hwagent_session_t *getSession() const { return session; }
   /// The training step's arguments, in order, and the evaluation
   /// function's (empty without one).

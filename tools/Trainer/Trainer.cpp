@@ -52,6 +52,8 @@ std::unique_ptr<Trainer> Trainer::create(OwningOpRef<ModuleOp> module,
   t->runner = TrainingRunner::prepare(std::move(module), withEvents, errs);
   if (!t->runner || !t->bindData(errs) || !t->loadParameters(errs))
     return nullptr;
+  if (t->evalSamples == 0)
+    t->runner->dropEvaluation();
   if (options.batchSize > 0 && !t->runner->getInputs().empty()) {
     const ArgBuffer &input = t->runner->getArgs()[t->runner->getInputs()[0]];
     int64_t batch = input.shape.empty() ? 1 : input.shape.front();

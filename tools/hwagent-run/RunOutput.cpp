@@ -80,7 +80,8 @@ void mlir::hwagent::printHeader(const RunShow &show, Trainer &trainer) {
   TrainingRunner &runner = trainer.getRunner();
   hwagent_session_t *session = runner.getSession();
   llvm::outs() << llvm::formatv(
-      "hwagent-run: @{0} from {1}: {2} inputs, {3} parameters, {4} programs; "
+      "hwagent-run: @{0} from {1}: {2} inputs, {3} parameters, {4} "
+      "program{13}; "
       "target {5}; compiled in {6:f2} s (MLIR {8:f2} s, LLVM {9:f2} s on {10} "
       "thread{11}{12}); peak live tensors {7:f1} MiB\n",
       show.entry, show.inputFile, runner.getNumInputs(),
@@ -99,7 +100,8 @@ void mlir::hwagent::printHeader(const RunShow &show, Trainer &trainer) {
           : llvm::formatv(", {0} of {1} parts from the JIT cache",
                           runner.getJitTimes().cached,
                           runner.getJitTimes().parts)
-                .str());
+                .str(),
+      hwagent_session_num_programs(session) == 1 ? "" : "s");
   if (const Dataset *dataset = trainer.getDataset())
     llvm::outs() << llvm::formatv(
         "hwagent-run: data {0}: {1} training samples ({2} batches per "

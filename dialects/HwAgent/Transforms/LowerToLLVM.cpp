@@ -37,7 +37,8 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
             "hwagent-outline-chunks, func.func(hwagent-split-long-blocks), "
             "hwagent-outline-parallel-loops{min-work=" +
                 std::to_string(parallelMinWork) + "}, ";
-  return kernels + "hwagent-expand-strided-copies, " + loops +
+  return kernels + "hwagent-expand-strided-copies, hwagent-share-loop-nests, " +
+         loops +
          "expand-strided-metadata, "
          "lower-affine, convert-scf-to-cf, convert-vector-to-llvm, "
          "finalize-memref-to-llvm{use-generic-functions}, "
@@ -92,6 +93,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerFreshOutputs();
   registerSplitLongBlocks();
   registerOutlineChunks();
+  registerShareLoopNests();
   registerExpandStridedCopies();
   registerEmitInvokers();
   memref::registerExpandStridedMetadataPass();

@@ -336,6 +336,31 @@ def OutlineChunks : Pass<"hwagent-outline-chunks", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def ShareLoopNests : Pass<"hwagent-share-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Compile identical linalg ops on buffers once, as one shared function";
+  let description = [{
+    A training step repeats itself: the blocks of a network have the same
+    shapes, the backward pass repeats the forward's elementwise ops, the
+    evaluation step repeats the forward. An imported GPT holds 505 linalg
+    ops of which 122 differ; every copy became its own loop nest for LLVM to
+    optimize, vectorize and compile (most of a cold start). This pass, run
+    on buffers before linalg becomes loops, groups the module's linalg ops
+    that are identical but for their operands (same op, attributes, operand
+    types and body; constants they capture compared by value), moves each
+    group of two or more into one private noinline function of the
+    operands, and calls it in their place. Ops whose bodies read other
+    values from above are left alone.
+
+    Example: two `linalg.generic` adding 1.0 to `memref<4x8xf32>` buffers
+    become two `func.call @__hwagent_shared_0(%a, %b)`.
+  }];
+  let options = [
+    Option<"minCopies", "min-copies", "int64_t", "2",
+           "Fewest identical ops that get a shared function">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def SplitLongBlocks : Pass<"hwagent-split-long-blocks", "::mlir::func::FuncOp"> {
   let summary = "Cut long straight-line blocks into chains of short ones";
   let description = [{
