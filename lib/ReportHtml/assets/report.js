@@ -196,17 +196,25 @@
     var sizer = box.querySelector('.sizer'), stage = box.querySelector('.stage');
     var level = document.getElementById('zoom-level-' + box.getAttribute('data-function'));
     var v = { box: box, s: 1, w: 0 };
-    // The stage's size at zoom 1: as wide as the viewport was, as tall as
-    // its cards; the viewport at most 72 % of the window's height.
+    // Nothing is measured before the first zoom (no layout forced while the
+    // page loads): until then the cards flow in the view as CSS lays them.
+    // Then the stage keeps the view's width and the view its height (at
+    // most 72 % of the window's): zooming lays nothing out again.
+    v.measure = function () {
+      stage.style.width = '';
+      v.w = box.clientWidth;
+      stage.style.width = v.w + 'px';
+    };
     v.refresh = function () {
-      if (!v.w) { v.w = box.clientWidth; stage.style.width = v.w + 'px'; }
+      if (!v.w) return;
       var h = stage.offsetHeight;
       box.style.height = Math.max(120, Math.min(h + 2, Math.round(window.innerHeight * 0.72))) + 'px';
-      sizer.style.width = Math.ceil(v.w * v.s) + 'px';
-      sizer.style.height = Math.ceil(h * v.s) + 'px';
+      sizer.style.width = Math.round(v.w * v.s) + 'px';
+      sizer.style.height = Math.round(h * v.s) + 'px';
     };
     // Zoom to s keeping the point at (x, y) of the viewport where it is.
     v.zoom = function (s, x, y) {
+      if (!v.w) v.measure();
       s = Math.max(ZMIN, Math.min(ZMAX, s));
       if (x === undefined) { x = box.clientWidth / 2; y = box.clientHeight / 2; }
       var px = (box.scrollLeft + x) / v.s, py = (box.scrollTop + y) / v.s;
@@ -220,6 +228,7 @@
       follow();
     };
     v.fit = function () { // and the whole view on the screen
+      if (!v.w) v.measure();
       v.zoom(Math.min(1, box.clientWidth / v.w, box.clientHeight / stage.offsetHeight), 0, 0);
       box.scrollLeft = 0;
       box.scrollTop = 0;
@@ -289,7 +298,6 @@
       ev.preventDefault();
     });
     box.addEventListener('toggle', v.refresh, true); // a group collapsed
-    v.refresh();
     views[+box.getAttribute('data-function')] = v;
   }
   document.querySelectorAll('.graph[data-function]').forEach(panZoom);
@@ -302,7 +310,7 @@
     });
   });
   window.addEventListener('resize', function () {
-    views.forEach(function (v) { v.w = 0; v.zoom(v.s); });
+    views.forEach(function (v) { if (v.w) { v.measure(); v.zoom(v.s); } });
   });
 
   // The timeline's zoom: x from each element's times, the scroll kept on
