@@ -7,7 +7,8 @@ them by the drag and is no click (open details stay next to their card), a
 click on a card at any zoom must
 open its details next to it inside the viewport, "fit" must show the whole
 step inside the view and 1 restore the actual size; the zoom shown must
-follow."""
+follow; zoomed in and panned away, a search must bring its match into the
+view."""
 
 import json
 import time
@@ -174,6 +175,29 @@ def _fit(browser, card, failures):
         failures.append("the 1 key did not restore the actual size")
 
 
+REVEAL = """(function(w){var b=document.getElementById('graph-0'),
+s=document.getElementById('graph-search');b.scrollLeft=b.scrollWidth;
+b.scrollTop=b.scrollHeight;s.value=w;s.dispatchEvent(new Event('input'));
+var m=b.querySelector('.prog:not(.filtered)');if(!m)return [false,null,null];
+var r=m.getBoundingClientRect(),
+v=b.getBoundingClientRect(),out=[r.left>=v.left-1&&r.right<=v.right+1&&
+r.top>=v.top-1&&r.bottom<=v.bottom+1,[r.left,r.top],[v.left,v.top,v.right,
+v.bottom]];s.value='';s.dispatchEvent(new Event('input'));return out;})(%s)"""
+
+
+def _search(browser, program, failures):
+    """Zoomed in and panned away, a search brings its first match into the
+    view."""
+    browser.click('button[data-pz="actual"][data-function="0"]')
+    for _ in range(3):  # 195 %
+        browser.click('button[data-pz="in"][data-function="0"]')
+    shown = browser.evaluate(REVEAL % json.dumps(f"#{program}"))
+    if not shown[0]:
+        failures.append(f"searching #{program} zoomed in left its first "
+                        f"match outside the view: at {shown[1]}, view "
+                        f"{shown[2]}")
+
+
 def pan_zoom(browser, program, check_details):
     """The checks above on function 0's cards, around program `program`;
     check_details(browser, selector, program) clicks and checks details."""
@@ -188,6 +212,7 @@ def pan_zoom(browser, program, check_details):
     for _ in range(4):  # zoomed out to 41 %
         browser.click('button[data-pz="out"][data-function="0"]')
     failures += check_details(browser, card, program)
+    _search(browser, program, failures)
     browser.click('button[data-pz="actual"][data-function="0"]')
     if _state(browser, card)["level"] != "100%":
         failures.append("the zoom level button did not restore 100%")

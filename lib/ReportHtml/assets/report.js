@@ -146,6 +146,8 @@
     });
     count.textContent = words.length ? hits + ' of ' + all + ' programs match' : '';
     refreshViews();
+    // The first match into its view when panned or zoomed away from it.
+    if (words.length) views.forEach(function (v) { v.reveal(v.box.querySelector('.prog:not(.filtered)')); });
   }
   if (search) search.addEventListener('input', applySearch);
 
@@ -234,6 +236,12 @@
       box.scrollTop = 0;
       var r = box.getBoundingClientRect();
       if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: 'nearest' });
+    };
+    v.reveal = function (card) {
+      if (!card) return;
+      var b = box.getBoundingClientRect(), r = card.getBoundingClientRect();
+      if (r.left < b.left || r.right > b.right) box.scrollLeft += r.left - b.left - 8;
+      if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - 8;
     };
     function follow() { if (!popover.hidden && current && box.contains(current)) place(current); }
     function at(ev) {
