@@ -11,8 +11,11 @@ tables. It may hold exactly the two <script> elements hwagent writes and no
 inline event handler or javascript: URL anywhere, so a model file cannot
 have injected markup. Then, as a person would: clicking the middle
 program's card, timeline bar and table row must open its details inside
-the viewport next to what was clicked; search, grouping by backend,
-collapsing, the timeline's zoom and (run pages) smoothing must work. A
+the viewport next to what was clicked; the cards' pan and zoom
+(check_html_panzoom.py: buttons, Ctrl+wheel around the pointer, keys, drag,
+fit, details next to a card clicked at any zoom), search, grouping by
+backend, collapsing, the timeline's zoom and (run pages) smoothing must
+work. A
 comparison page (hwagent-report --compare) must show its headline on the
 first screen and open either side's program details next to its row.
 Optionally writes a screenshot. Exit status 0 when every check passes;
@@ -34,6 +37,8 @@ import sys
 import select
 import tempfile
 import time
+
+from check_html_panzoom import pan_zoom
 
 
 class Dom(html.parser.HTMLParser):
@@ -387,8 +392,9 @@ def comparison(browser):
 
 
 def interactions(browser, functions):
-    """The first screen's headline, then click, search, regrouping,
-    collapsing, zoom and smoothing, done in the page as a person would."""
+    """The first screen's headline, then click, pan and zoom, search,
+    regrouping, collapsing, zoom and smoothing, done in the page as a
+    person would."""
     failures = []
     top = browser.evaluate("(function(){var h=document.getElementById("
                            "'headline-0');return h?"
@@ -405,6 +411,7 @@ def interactions(browser, functions):
     for selector in (f"#prog-0-{p}", f"#bar-0-{p}",
                      f'tr[data-function="0"][data-program="{p}"]'):
         failures += check_details(browser, selector, p)
+    failures += pan_zoom(browser, p, check_details)
     word = (programs[p].get("ops") or programs[p]["backend"]).split(",")[0]
     word = word.split(" \u00d7")[0].strip().lower()
     found = browser.evaluate(SEARCH % (p, json.dumps(word)))

@@ -6,8 +6,9 @@
 // <details> that collapses), searchable by op, layer, source or program;
 // the timeline draws one step per backend (a Gantt chart, as Perfetto
 // does) with every boundary between backends on a lane of its own, joined
-// to the two programs it links. The script zooms the timeline and shows a
-// program's details next to what was clicked (assets/report.js).
+// to the two programs it links. The script pans and zooms the cards (a
+// stage in a scrolling view), zooms the timeline and shows a program's
+// details next to what was clicked (assets/report.js).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +70,26 @@ void writeGroups(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
       order.push_back(it->first);
     it->second.push_back(&p);
   }
-  os << "<div class=\"graph\" id=\"graph-" << index << "\" data-function=\""
+  // The cards on a stage the script scales and the viewport scrolls
+  // (assets/report.js: pan and zoom, as Netron and Perfetto do).
+  os << "<div class=\"zoom-tools\" role=\"toolbar\" aria-label=\"zoom the "
+        "programs\">"
+     << llvm::formatv(
+            "<button type=\"button\" data-pz=\"out\" data-function=\"{0}\" "
+            "title=\"zoom out (-)\" aria-label=\"zoom out\">&minus;</button>"
+            "<button type=\"button\" data-pz=\"actual\" data-function=\"{0}\" "
+            "class=\"zoom-level\" id=\"zoom-level-{0}\" title=\"actual size "
+            "(1)\">100%</button><button type=\"button\" data-pz=\"in\" "
+            "data-function=\"{0}\" title=\"zoom in (+)\" aria-label=\"zoom "
+            "in\">+</button> <button type=\"button\" data-pz=\"fit\" "
+            "data-function=\"{0}\" title=\"the whole step (0)\">fit</button>",
+            index)
+     << " <span class=\"note\">Drag to pan, Ctrl+wheel or pinch to zoom "
+        "around the pointer; keys + and &minus; zoom, 0 fits, 1 is actual "
+        "size.</span></div>\n<div class=\"graph\" id=\"graph-"
+     << index << "\" data-function=\"" << index
+     << "\" tabindex=\"0\" aria-label=\"programs: drag to pan, Ctrl+wheel "
+        "to zoom\"><div class=\"sizer\"><div class=\"stage\" id=\"stage-"
      << index << "\">";
   for (const std::string &phase : order) {
     const std::vector<const ProgramReport *> &members = groups[phase];
@@ -91,7 +111,7 @@ void writeGroups(size_t index, const FunctionReport &f, llvm::raw_ostream &os) {
       writeCard(index, f, *p, programNames(f, *p, names), os);
     os << "</div></details>\n";
   }
-  os << "</div>\n";
+  os << "</div></div></div>\n";
 }
 
 /// A bar (or a boundary's line) of the timeline: its times in data-t0/t1

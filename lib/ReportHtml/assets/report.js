@@ -1,7 +1,8 @@
 // The report page's script (docs/report.md), embedded at build time: a
 // program's details next to what was clicked (card, timeline bar or table
-// row), a hover line, search, regrouping and collapsing of the cards, the
-// timeline's zoom and the run charts' smoothing. Text nodes only.
+// row), a hover line, search, regrouping and collapsing of the cards, their
+// pan and zoom, the timeline's zoom and the run charts' smoothing. Text
+// nodes only.
 (function () {
   var data = JSON.parse(document.getElementById('hwagent-data').textContent);
   var popover = document.getElementById('popover');
@@ -144,12 +145,16 @@
       if (words.length) g.open = !!g.querySelector('.prog:not(.filtered)');
     });
     count.textContent = words.length ? hits + ' of ' + all + ' programs match' : '';
+    refreshViews();
+    // The first match into its view when panned or zoomed away from it.
+    if (words.length) views.forEach(function (v) { v.reveal(v.box.querySelector('.prog:not(.filtered)')); });
   }
   if (search) search.addEventListener('input', applySearch);
 
   // Regrouping by phase or backend, in program order.
   function regroup(key) {
-    document.querySelectorAll('.graph[data-function]').forEach(function (graph) {
+    document.querySelectorAll('.graph[data-function]').forEach(function (box) {
+      var graph = box.querySelector('.stage') || box;
       var cards = Array.prototype.slice.call(graph.querySelectorAll('.prog'));
       cards.sort(function (a, b) { return a.getAttribute('data-program') - b.getAttribute('data-program'); });
       while (graph.firstChild) graph.removeChild(graph.firstChild);
@@ -172,6 +177,7 @@
       });
     });
     if (search) applySearch();
+    refreshViews();
   }
   var groupBy = document.getElementById('group-by');
   if (groupBy) groupBy.addEventListener('change', function () { regroup(groupBy.value); });
@@ -179,6 +185,141 @@
   var expand = document.getElementById('expand-all'), collapse = document.getElementById('collapse-all');
   if (expand) expand.addEventListener('click', function () { openAll(true); });
   if (collapse) collapse.addEventListener('click', function () { openAll(false); });
+
+  // Pan and zoom of the cards, as Netron and Perfetto do. The cards keep
+  // their layout (a stage of fixed width) and are scaled by a transform
+  // inside a sizer of the scaled size, so the viewport's own scrolling pans
+  // them (wheel, scroll bars, arrow keys, scrollIntoView) and dragging
+  // scrolls it; Ctrl+wheel, a pinch, +/- and the buttons zoom around the
+  // pointer (or the middle); 0 fits the whole step, 1 is actual size.
+  var views = [], ZMIN = 0.1, ZMAX = 4;
+  function refreshViews() { views.forEach(function (v) { v.refresh(); }); }
+  function panZoom(box) {
+    var sizer = box.querySelector('.sizer'), stage = box.querySelector('.stage');
+    var level = document.getElementById('zoom-level-' + box.getAttribute('data-function'));
+    var v = { box: box, s: 1, w: 0 };
+    // Nothing is measured before the first zoom (no layout forced while the
+    // page loads): until then the cards flow in the view as CSS lays them.
+    // Then the stage keeps the view's width and the view its height (at
+    // most 72 % of the window's): zooming lays nothing out again.
+    v.measure = function () {
+      stage.style.width = '';
+      v.w = box.clientWidth;
+      stage.style.width = v.w + 'px';
+    };
+    v.refresh = function () {
+      if (!v.w) return;
+      var h = stage.offsetHeight;
+      box.style.height = Math.max(120, Math.min(h + 2, Math.round(window.innerHeight * 0.72))) + 'px';
+      sizer.style.width = Math.round(v.w * v.s) + 'px';
+      sizer.style.height = Math.round(h * v.s) + 'px';
+    };
+    // Zoom to s keeping the point at (x, y) of the viewport where it is.
+    v.zoom = function (s, x, y) {
+      if (!v.w) v.measure();
+      s = Math.max(ZMIN, Math.min(ZMAX, s));
+      if (x === undefined) { x = box.clientWidth / 2; y = box.clientHeight / 2; }
+      var px = (box.scrollLeft + x) / v.s, py = (box.scrollTop + y) / v.s;
+      v.s = s;
+      stage.style.transform = s === 1 ? '' : 'scale(' + s + ')';
+      v.refresh();
+      box.scrollLeft = px * s - x;
+      box.scrollTop = py * s - y;
+      box.setAttribute('data-zoom', s.toFixed(4));
+      if (level) level.textContent = Math.round(s * 100) + '%';
+      follow();
+    };
+    v.fit = function () { // and the whole view on the screen
+      if (!v.w) v.measure();
+      v.zoom(Math.min(1, box.clientWidth / v.w, box.clientHeight / stage.offsetHeight), 0, 0);
+      box.scrollLeft = 0;
+      box.scrollTop = 0;
+      var r = box.getBoundingClientRect();
+      if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: 'nearest' });
+    };
+    v.reveal = function (card) {
+      if (!card) return;
+      var b = box.getBoundingClientRect(), r = card.getBoundingClientRect();
+      if (r.left < b.left || r.right > b.right) box.scrollLeft += r.left - b.left - 8;
+      if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - 8;
+    };
+    function follow() { if (!popover.hidden && current && box.contains(current)) place(current); }
+    function at(ev) {
+      var r = box.getBoundingClientRect();
+      return [ev.clientX - r.left - box.clientLeft, ev.clientY - r.top - box.clientTop];
+    }
+    box.addEventListener('scroll', follow, { passive: true });
+    box.addEventListener('wheel', function (ev) {
+      if (!ev.ctrlKey && !ev.metaKey) return; // a plain wheel scrolls: pans
+      ev.preventDefault(); // a pinch on a touchpad comes as Ctrl+wheel
+      var d = ev.deltaY * (ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? 400 : 1), p = at(ev);
+      v.zoom(v.s * Math.exp(-Math.max(-200, Math.min(200, d)) * 0.002), p[0], p[1]);
+    }, { passive: false });
+    // Dragging pans; two touches pinch. A drag is not a click.
+    var pts = {}, drag = null, pinch = null, dragged = false;
+    function spread() {
+      var k = Object.keys(pts), a = pts[k[0]], b = pts[k[1]];
+      return { d: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    }
+    box.addEventListener('pointerdown', function (ev) {
+      if (ev.button !== 0) return;
+      if (ev.target === box && (ev.offsetX >= box.clientWidth || ev.offsetY >= box.clientHeight)) return; // scroll bar
+      if (ev.pointerType === 'mouse') pts = {};
+      pts[ev.pointerId] = { x: ev.clientX, y: ev.clientY };
+      dragged = false;
+      if (Object.keys(pts).length === 2) { pinch = { g: spread(), s: v.s }; drag = null; dragged = true; }
+      else drag = { x: ev.clientX, y: ev.clientY, l: box.scrollLeft, t: box.scrollTop };
+      if (!ev.target.closest('.prog, summary')) box.focus({ preventScroll: true });
+    });
+    box.addEventListener('pointermove', function (ev) {
+      if (!pts[ev.pointerId]) return;
+      pts[ev.pointerId] = { x: ev.clientX, y: ev.clientY };
+      if (pinch) {
+        var g = spread(), r = box.getBoundingClientRect();
+        v.zoom(pinch.s * g.d / pinch.g.d, g.x - r.left, g.y - r.top);
+        return;
+      }
+      if (!drag) return;
+      var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+      if (!dragged && Math.abs(dx) + Math.abs(dy) < 5) return;
+      if (!dragged) { dragged = true; box.setPointerCapture(ev.pointerId); box.classList.add('panning'); }
+      box.scrollLeft = drag.l - dx;
+      box.scrollTop = drag.t - dy;
+    });
+    function up(ev) {
+      delete pts[ev.pointerId];
+      if (Object.keys(pts).length < 2) pinch = null;
+      if (!Object.keys(pts).length) { drag = null; box.classList.remove('panning'); }
+    }
+    box.addEventListener('pointerup', up);
+    box.addEventListener('pointercancel', up);
+    box.addEventListener('click', function (ev) {
+      if (dragged) { ev.stopPropagation(); ev.preventDefault(); dragged = false; }
+    }, true);
+    box.addEventListener('keydown', function (ev) {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      if (ev.key === '+' || ev.key === '=') v.zoom(v.s * 1.25);
+      else if (ev.key === '-' || ev.key === '_') v.zoom(v.s / 1.25);
+      else if (ev.key === '0') v.fit();
+      else if (ev.key === '1') v.zoom(1);
+      else return;
+      ev.preventDefault();
+    });
+    box.addEventListener('toggle', v.refresh, true); // a group collapsed
+    views[+box.getAttribute('data-function')] = v;
+  }
+  document.querySelectorAll('.graph[data-function]').forEach(panZoom);
+  document.querySelectorAll('button[data-pz]').forEach(function (b) {
+    b.addEventListener('click', function () {
+      var v = views[+b.getAttribute('data-function')], how = b.getAttribute('data-pz');
+      if (!v) return;
+      if (how === 'fit') v.fit();
+      else v.zoom(how === 'in' ? v.s * 1.25 : how === 'out' ? v.s / 1.25 : 1);
+    });
+  });
+  window.addEventListener('resize', function () {
+    views.forEach(function (v) { if (v.w) { v.measure(); v.zoom(v.s); } });
+  });
 
   // The timeline's zoom: x from each element's times, the scroll kept on
   // the point under the pointer.
