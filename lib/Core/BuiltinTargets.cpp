@@ -33,6 +33,9 @@ struct AppleChip {
   double cpuCoreFlops;   ///< fp32 NEON FLOP/s of one performance core
   double cpuMatrixFlops; ///< AMX/SME sgemm through Accelerate
   int64_t cpuCores;      ///< performance cores
+  /// What the CPU cores attain from DRAM, B/s: on the Pro/Max chips far
+  /// less than the SoC's bandwidth (docs/targets.md "CPU bandwidth").
+  double cpuBandwidth;
   // GPU.
   double gpuFlops; ///< fp32 (= fp16 rate) FLOP/s
   // SoC.
@@ -55,6 +58,7 @@ constexpr AppleChip kAppleChips[] = {
      1.02e11,
      1.4e12,
      4,
+     6.0e10,
      2.6e12,
      6.8e10,
      0.8,
@@ -76,6 +80,7 @@ constexpr AppleChip kAppleChips[] = {
      1.12e11,
      1.4e12,
      8,
+     1.1e11,
      6.8e12,
      2.0e11,
      1.4,
@@ -97,6 +102,7 @@ constexpr AppleChip kAppleChips[] = {
      1.41e11,
      1.5e12,
      4,
+     1.0e11,
      2.9e12,
      1.0e11,
      0.82,
@@ -118,6 +124,7 @@ constexpr AppleChip kAppleChips[] = {
      1.44e11,
      1.5e12,
      12,
+     3.0e11,
      1.16e13,
      5.46e11,
      1.13,
@@ -197,7 +204,7 @@ BackendDescription appleCpu(const AppleChip &chip) {
   b.kindEfficiency = {{WorkKind::conv, 0.85}, {WorkKind::depthwise, 0.4}};
   b.rampFlops = 4.0e9;
   b.rampExponent = 0.08;
-  b.bandwidth = chip.dramBandwidth;
+  b.bandwidth = chip.cpuBandwidth;
   b.launch = 5.0e-6;
   b.regionLaunch = 1.0e-6;
   b.threads = chip.cpuCores;
