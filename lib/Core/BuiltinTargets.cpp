@@ -33,6 +33,9 @@ struct AppleChip {
   double cpuCoreFlops;   ///< fp32 NEON FLOP/s of one performance core
   double cpuMatrixFlops; ///< AMX/SME sgemm through Accelerate
   int64_t cpuCores;      ///< performance cores
+  /// What the CPU cores attain from DRAM, B/s: on the Pro/Max chips far
+  /// less than the SoC's bandwidth (docs/targets.md "CPU bandwidth").
+  double cpuBandwidth;
   // GPU.
   double gpuFlops; ///< fp32 (= fp16 rate) FLOP/s
   // SoC.
@@ -55,6 +58,7 @@ constexpr AppleChip kAppleChips[] = {
      1.02e11,
      1.4e12,
      4,
+     6.0e10,
      2.6e12,
      6.8e10,
      0.8,
@@ -76,6 +80,7 @@ constexpr AppleChip kAppleChips[] = {
      1.12e11,
      1.4e12,
      8,
+     1.1e11,
      6.8e12,
      2.0e11,
      1.4,
@@ -97,6 +102,7 @@ constexpr AppleChip kAppleChips[] = {
      1.41e11,
      1.5e12,
      4,
+     1.0e11,
      2.9e12,
      1.0e11,
      0.82,
@@ -118,6 +124,7 @@ constexpr AppleChip kAppleChips[] = {
      1.44e11,
      1.5e12,
      12,
+     3.0e11,
      1.16e13,
      5.46e11,
      1.13,
@@ -128,6 +135,55 @@ constexpr AppleChip kAppleChips[] = {
      2.04e-12,
      6.1,
      6.3e-13},
+    // Phone-class chips (docs/targets.md "Phone targets"): two P-cores,
+    // LPDDR5 on a 64-bit bus; power per unit scaled from the Mac rows (a
+    // choice: no published per-unit phone watts in the project's sources).
+    {"apple-a16",
+     "Apple A16 Bionic (iPhone 14 Pro): 16-core ANE, 2 P-cores with AMX, "
+     "5-core GPU, 51 GB/s",
+     1.66e13,
+     3.1e9,
+     4.6e10,
+     0.32,
+     2.0e-4,
+     2.4e-8,
+     1.11e11,
+     1.4e12,
+     2,
+     4.5e10,
+     1.79e12,
+     5.12e10,
+     0.8,
+     4.0e-13,
+     0.25,
+     2.2e-4,
+     2.4,
+     4.3e-12,
+     2.5,
+     2.7e-12},
+    {"apple-a17-pro",
+     "Apple A17 Pro (iPhone 15 Pro): 16-core ANE, 2 P-cores with AMX, "
+     "6-core GPU, 51 GB/s",
+     1.71e13,
+     3.2e9,
+     4.6e10,
+     0.32,
+     1.0e-4,
+     1.0e-8,
+     1.21e11,
+     1.4e12,
+     2,
+     4.5e10,
+     2.15e12,
+     5.12e10,
+     0.8,
+     5.2e-13,
+     0.25,
+     2.2e-4,
+     2.9,
+     4.3e-12,
+     2.5,
+     2.7e-12},
 };
 
 const std::vector<WorkKind> kAcceleratorKinds = {
@@ -197,7 +253,7 @@ BackendDescription appleCpu(const AppleChip &chip) {
   b.kindEfficiency = {{WorkKind::conv, 0.85}, {WorkKind::depthwise, 0.4}};
   b.rampFlops = 4.0e9;
   b.rampExponent = 0.08;
-  b.bandwidth = chip.dramBandwidth;
+  b.bandwidth = chip.cpuBandwidth;
   b.launch = 5.0e-6;
   b.regionLaunch = 1.0e-6;
   b.threads = chip.cpuCores;

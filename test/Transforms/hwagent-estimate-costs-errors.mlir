@@ -1,7 +1,7 @@
 // Malformed inputs get one diagnostic naming the file and the field.
 
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=apple-m9" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: error: hwagent-estimate-costs: unknown target 'apple-m9' (built-in targets: apple-m1 apple-m2-pro apple-m4 apple-m4-max host; or give the path of a target JSON file)
+// UNKNOWN: error: hwagent-estimate-costs: unknown target 'apple-m9' (built-in targets: apple-m1 apple-m2-pro apple-m4 apple-m4-max apple-a16 apple-a17-pro host; or give the path of a target JSON file)
 
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: hwagent-estimate-costs: {{.*}}Inputs/missing.json: cannot read: No such file or directory

@@ -77,7 +77,8 @@ def EstimateCosts : Pass<"hwagent-estimate-costs", "::mlir::ModuleOp"> {
     summary of the target used.
 
     - `target`: a built-in name (apple-m1, apple-m2-pro, apple-m4,
-      apple-m4-max, host) or a target JSON file (docs/targets.md);
+      apple-m4-max, the phone chips apple-a16 and apple-a17-pro, host) or a
+      target JSON file (docs/targets.md);
     - `telemetry`: a snapshot file (utilization, thermal state, free memory);
     - `profile-db`: measured times keyed by region structural hash; a match
       refines the estimate, stale or unmatched entries are reported and

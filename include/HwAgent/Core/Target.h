@@ -218,7 +218,8 @@ inline constexpr const char *kDefaultTarget = "apple-m4";
 std::vector<std::string> builtinTargetNames();
 
 /// A built-in target by name (apple-m1, apple-m2-pro, apple-m4,
-/// apple-m4-max, host); nullopt for an unknown name.
+/// apple-m4-max, apple-a16, apple-a17-pro, host); nullopt for an unknown
+/// name.
 std::optional<TargetDescription> getBuiltinTarget(const std::string &name);
 
 /// Checks a description's values (positive peaks and bandwidths, ramp
