@@ -72,6 +72,8 @@ struct BackendMapper {
         !o.mapOptional("energy_per_byte", d.energyPerByte) ||
         !o.mapOptional("host_power", d.hostPower) ||
         !o.mapOptional("launch_energy", d.launchEnergy) ||
+        !o.mapOptional("dvfs_exponent", d.dvfsExponent) ||
+        !o.mapOptional("min_clock", d.minClock) ||
         !o.mapOptional("threads", d.threads) ||
         !o.mapOptional("parallel_exponent", d.parallelExponent) ||
         !o.mapOptional("static_shapes", d.staticShapes) ||
@@ -307,6 +309,8 @@ std::string hwconfig::printTarget(const TargetDescription &target) {
         {"energy_per_byte", b.energyPerByte},
         {"host_power", b.hostPower},
         {"launch_energy", b.launchEnergy},
+        {"dvfs_exponent", b.dvfsExponent},
+        {"min_clock", b.minClock},
         {"threads", b.threads},
         {"parallel_exponent", b.parallelExponent},
         {"static_shapes", b.staticShapes},

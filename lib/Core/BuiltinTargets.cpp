@@ -234,7 +234,8 @@ BackendDescription appleAne(const AppleChip &chip) {
   // memory-bound program moves half the bytes (coremltools "Quantization:
   // Performance"; docs/workloads.md).
   b.elementTypes = {"f16", "f32", "i8"};
-  // The ANE's rail is off between jobs.
+  // The ANE's rail is off between jobs; no frequency scaling was observed
+  // (ENERGY-FACTS): dvfsExponent stays 0.
   b.idlePower = 0;
   b.activePower = chip.aneActivePower;
   b.energyPerFlop = chip.aneEnergyPerFlop;
@@ -260,6 +261,12 @@ BackendDescription appleCpu(const AppleChip &chip) {
   b.parallelExponent = 0.52;
   b.activePower = chip.cpuActivePower;
   b.energyPerFlop = chip.cpuEnergyPerFlop;
+  // Under a power cap the P-cores' clock falls (docs/targets.md "DVFS"):
+  // power ~ f^3 (leman's A17 P-core fit: +10 % clock for +43 % power near
+  // the top, a local exponent of 3.7; 3 over the range is the choice), down
+  // to 600 MHz of 3.2 GHz (hoakley, M1 P-cores).
+  b.dvfsExponent = 3.0;
+  b.minClock = 0.2;
   return b;
 }
 
@@ -287,6 +294,11 @@ BackendDescription appleGpu(const AppleChip &chip) {
   b.idlePower = 0.003;
   b.activePower = chip.gpuActivePower;
   b.energyPerFlop = chip.gpuEnergyPerFlop;
+  // hoakley, M4 Pro GPU in Low Power mode: a third of the power for 69 % of
+  // the performance, ln(1/3) / ln(0.69) = 3.0; the lowest clock, a third
+  // of the peak, is a choice (docs/targets.md "DVFS").
+  b.dvfsExponent = 3.0;
+  b.minClock = 0.3;
   return b;
 }
 

@@ -331,7 +331,7 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     // Each region is bound by its own compute or its own traffic: the
     // backend runs the program's regions one after another.
     bool inputs = mode == WeightUpdate::input;
-    double compute = 0, memory = 0, work = 0;
+    double compute = 0, memory = 0, work = 0, clocked = 0;
     for (const RegionCost *const *it = regions; it != end; ++it) {
       const RegionCost *r = *it;
       double rc = (inputs ? r->computeInputWeights : r->compute) / util;
@@ -345,6 +345,8 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
       compute += rc;
       memory += rm;
       work += r->busySeconds(rc, rm);
+      if (r->serial || rc >= rm)
+        clocked += rc;
     }
     c.compute = compute;
     c.memory = memory;
@@ -366,6 +368,7 @@ ProgramCost hwcore::programCost(const BackendDescription &backend,
     // Accumulating gradients over k steps takes new weights once per k.
     c.weights /= static_cast<double>(std::max<int64_t>(options.updateEvery, 1));
     c.seconds = (c.launch + c.weights + work) * context.telemetryFactor;
+    c.clocked = clocked * context.telemetryFactor;
     c.joules = backend.activePower * c.seconds +
                workJoules(backend, static_cast<double>(flops), c.memory);
     c.hostJoules = backend.hostPower * c.seconds + backend.launchEnergy;

@@ -89,3 +89,70 @@ double hwcore::objectiveValue(Objective objective, double powerCap,
   }
   return value;
 }
+
+double hwcore::clockOf(const BackendDescription &backend, double clock) {
+  return backend.scalesClock() ? std::clamp(clock, backend.minClock, 1.0) : 1.0;
+}
+
+double hwcore::lowestClock(const std::vector<BackendDescription> &backends) {
+  double lowest = 1;
+  for (const BackendDescription &backend : backends)
+    if (backend.scalesClock())
+      lowest = std::min(lowest, backend.minClock);
+  return lowest;
+}
+
+void hwcore::clockProgram(const BackendDescription &backend, ProgramCost &cost,
+                          double clock) {
+  double s = clockOf(backend, clock);
+  if (s >= 1 || !cost.legal)
+    return;
+  ClockedLoad load;
+  load.add(backend, cost);
+  double seconds = 0, joules = 0;
+  load.at(backend, s, seconds, joules);
+  // The host's share stays as priced at the peak, over the longer seconds.
+  cost.hostJoules += backend.hostPower * (seconds - cost.seconds);
+  cost.joules = joules - cost.hostJoules;
+  cost.seconds = seconds;
+  cost.compute /= s;
+  cost.clocked /= s;
+  cost.clock = s;
+}
+
+void ClockedLoad::add(const BackendDescription &backend,
+                      const ProgramCost &cost) {
+  seconds += cost.seconds;
+  clocked += cost.clocked;
+  double flop = backend.energyPerFlop * double(cost.flops);
+  flopJoules += flop;
+  // What neither the seconds nor the FLOPs price: traffic and launches.
+  otherJoules += cost.joules + cost.hostJoules - flop -
+                 runningPower(backend) * cost.seconds;
+}
+
+void ClockedLoad::at(const BackendDescription &backend, double clock,
+                     double &secs, double &joules) const {
+  double s = clockOf(backend, clock);
+  double alpha = backend.scalesClock() ? backend.dvfsExponent : 0;
+  secs = seconds + (s < 1 ? clocked * (1 / s - 1) : 0);
+  joules =
+      (backend.activePower * std::pow(s, alpha) + backend.hostPower) * secs +
+      flopJoules * (s < 1 ? std::pow(s, alpha - 1) : 1) + otherJoules;
+}
+
+double hwcore::clockUnderCap(double cap, double lowest,
+                             const std::function<double(double)> &power) {
+  if (lowest >= 1 || power(lowest) > cap)
+    return std::min(lowest, 1.0);
+  // power(lo) <= cap < power(hi); a hair under the cap, so that pricing
+  // the plan again (another order of the same sums) stays under it.
+  double lo = lowest, hi = 1, target = cap * (1 - 1e-12);
+  if (power(lo) > target)
+    return lo;
+  for (int i = 0; i < 48 && hi - lo > 1e-12; ++i) {
+    double mid = (lo + hi) / 2;
+    (power(mid) <= target ? lo : hi) = mid;
+  }
+  return lo;
+}

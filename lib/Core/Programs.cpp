@@ -116,20 +116,24 @@ StepPlan hwcore::evaluatePlan(const StepGraph &graph,
 namespace {
 /// No placement's objective is below this: the relaxation in seconds, in
 /// joules, or their product for the energy-delay product (both are lower
-/// bounds of non-negative terms). A power cap only removes placements.
+/// bounds of non-negative terms). Under a power cap a placement over it
+/// at the peak runs at a lower clock: never faster, but perhaps with fewer
+/// joules, so the joules are bounded at the lowest clock.
 double lowerBound(const StepGraph &graph, const std::vector<PairEdge> &edges,
                   unsigned *cuts) {
   auto bound = [&](const Pricing &pricing) {
     return std::max(relaxation(graph, edges, false, cuts, pricing),
                     relaxation(graph, edges, true, cuts, pricing));
   };
+  bool capped = graph.powerCap > 0;
   switch (graph.objective) {
   case Objective::time:
     return bound(Pricing::seconds(graph));
   case Objective::energy:
-    return bound(Pricing::joules(graph));
+    return bound(Pricing::joules(graph, capped));
   case Objective::edp:
-    return bound(Pricing::seconds(graph)) * bound(Pricing::joules(graph));
+    return bound(Pricing::seconds(graph)) *
+           bound(Pricing::joules(graph, capped));
   }
   return 0;
 }

@@ -13,12 +13,18 @@ Pricing Pricing::seconds(const StepGraph &graph) {
   return p;
 }
 
-Pricing Pricing::joules(const StepGraph &graph) {
+Pricing Pricing::joules(const StepGraph &graph, bool lowestClock) {
   Pricing p;
   p.joulesUnit = true;
   for (const BackendDescription &b : graph.backends) {
-    p.power.push_back(runningPower(b) + graph.staticPower);
-    p.perFlop.push_back(b.energyPerFlop);
+    // At a clock s the active power is s ^ alpha of the peak's over seconds
+    // that never shrink, the joules per FLOP s ^ (alpha - 1) (alpha >= 1):
+    // both at their least at the lowest clock.
+    double s = lowestClock ? clockOf(b, 0) : 1;
+    double alpha = b.scalesClock() ? b.dvfsExponent : 0;
+    p.power.push_back(b.activePower * std::pow(s, alpha) + b.hostPower +
+                      graph.staticPower);
+    p.perFlop.push_back(b.energyPerFlop * std::pow(s, alpha - 1));
     p.perLaunch.push_back(b.launchEnergy);
   }
   const BackendDescription &host = graph.backends[graph.hostLabel];

@@ -128,6 +128,7 @@ public:
     parent.resize(n);
     for (const BackendDescription &backend : graph.backends)
       sharesPrograms.push_back(joinsIndependentPrograms(backend));
+    lowest = graph.powerCap > 0 ? lowestClock(graph.backends) : 1;
   }
 
   unsigned evaluations = 0;
@@ -204,9 +205,11 @@ public:
       weightPrograms[programLabel[p]] += weighted ? 1 : 0;
     }
     double programs = 0, programJoules = 0;
-    bool energy = needsEnergy(graph);
+    bool energy = needsEnergy(graph), scales = lowest < 1;
     if (energy)
       busy.assign(L, 0);
+    if (scales)
+      loads.assign(L, ClockedLoad());
     for (unsigned p = 0; p < count; ++p) {
       ProgramCost cost = priced(p);
       if (!cost.legal)
@@ -216,12 +219,17 @@ public:
         programJoules += cost.joules + cost.hostJoules;
         busy[programLabel[p]] += cost.seconds;
       }
+      if (scales)
+        loads[programLabel[p]].add(graph.backends[programLabel[p]], cost);
     }
     lastSeconds = programs + boundary;
     lastJoules = energy ? stepEnergy(graph, lastSeconds, programJoules,
                                      boundary, crossingBytes, busy)
                               .total()
                         : 0;
+    lastClock = 1;
+    if (scales && lastJoules > graph.powerCap * lastSeconds)
+      clockDown(boundary, crossingBytes);
     return objectiveValue(graph, lastSeconds, lastJoules);
   }
 
@@ -260,10 +268,12 @@ public:
     }
     plan.programs.assign(count, Program());
     plan.programOf.resize(n);
+    plan.clock = lastClock;
     for (unsigned p = 0; p < count; ++p) {
       Program &program = plan.programs[rank[p]];
       program.label = programLabel[p];
       program.cost = priced(p);
+      clockProgram(graph.backends[program.label], program.cost, lastClock);
       plan.programSeconds += program.cost.seconds;
     }
     for (unsigned v = 0; v < n; ++v) {
@@ -298,6 +308,28 @@ public:
   }
 
 private:
+  /// The last `total`'s step, over the power cap at the peak, priced at the
+  /// clock that meets it (or the lowest; docs/partitioning.md "Power cap").
+  void clockDown(double boundary, double crossingBytes) {
+    auto powerAt = [&](double clock) {
+      double seconds = boundary, joules = 0;
+      for (unsigned l = 0; l < graph.numLabels(); ++l) {
+        double s = 0, j = 0;
+        loads[l].at(graph.backends[l], clock, s, j);
+        seconds += s;
+        joules += j;
+        busy[l] = s;
+      }
+      lastSeconds = seconds;
+      lastJoules =
+          stepEnergy(graph, seconds, joules, boundary, crossingBytes, busy)
+              .total();
+      return seconds > 0 ? lastJoules / seconds : 0;
+    };
+    lastClock = clockUnderCap(graph.powerCap, lowest, powerAt);
+    powerAt(lastClock);
+  }
+
   /// The cost of provisional program `p` of the last `total`.
   ProgramCost priced(unsigned p) const {
     ProgramContext context;
@@ -446,7 +478,9 @@ private:
   /// Weight bytes of all programs per label (ProgramContext).
   std::vector<int64_t> stepWeightBytes;
   std::vector<double> busy;
-  double lastSeconds = 0, lastJoules = 0;
+  /// Per label, the last `total`'s programs (under a cap, for clockDown).
+  std::vector<ClockedLoad> loads;
+  double lastSeconds = 0, lastJoules = 0, lastClock = 1, lowest = 1;
   std::vector<unsigned> crossFrom, crossTo, pairOf, pairsPerLink;
   std::vector<bool> pairSeen;
   PairGrouper grouper;
@@ -471,7 +505,10 @@ struct Pricing {
   double boundaryPower = 1, perByte = 0;
   bool joulesUnit = false;
   static Pricing seconds(const StepGraph &graph);
-  static Pricing joules(const StepGraph &graph);
+  /// `lowestClock`: the backends that scale priced at their lowest clock
+  /// (what a power cap can bring them down to: the bound stays below every
+  /// capped placement's joules).
+  static Pricing joules(const StepGraph &graph, bool lowestClock = false);
   /// A program alone, priced.
   double program(const StepGraph &graph, unsigned label,
                  const ProgramCost &cost) const;

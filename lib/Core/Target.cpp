@@ -162,6 +162,14 @@ std::string hwcore::validateTarget(const TargetDescription &target) {
                                 {".host_power", b.hostPower},
                                 {".launch_energy", b.launchEnergy}})
       c.energy(path + field, value);
+    if (!(b.dvfsExponent == 0 ||
+          (b.dvfsExponent >= 1 && b.dvfsExponent <= 6))) {
+      std::ostringstream os;
+      os << b.dvfsExponent;
+      c.fail(path + ".dvfs_exponent",
+             "must be 0 (no frequency scaling) or in [1, 6], got " + os.str());
+    }
+    c.unitInterval(path + ".min_clock", b.minClock);
     if (b.maxDim < 0)
       c.fail(path + ".max_dim", "must be non-negative");
     if (b.maxRank < 0)

@@ -164,6 +164,7 @@ static void writeFunction(json::OStream &json, const FunctionReport &f) {
     // The objective and its lower bound: seconds, joules or joule-seconds.
     json.attribute("objective", hwcore::objectiveName(f.objective));
     json.attribute("power_cap", number(f.powerCap));
+    json.attribute("clock", number(f.clock));
     json.attribute("lower_bound", number(f.lowerBound));
     json.attribute("gap_to_lower_bound", number(f.gapPercent / 100.0));
     json.attribute("evaluations", f.evaluations);
@@ -386,6 +387,7 @@ public:
     f.objective = word(hwcore::parseObjectiveName(text(o, "objective")),
                        "objective", text(o, "objective"));
     f.powerCap = number(o, "power_cap");
+    f.clock = number(o, "clock", 1.0);
     f.lowerBound = number(o, "lower_bound", kInf);
     f.gapPercent = 100 * number(o, "gap_to_lower_bound");
     f.evaluations =

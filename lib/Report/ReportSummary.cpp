@@ -22,6 +22,13 @@ static void writeHeader(const PartitionReport &report, const FunctionReport &f,
     os << ", objective " << hwcore::objectiveName(f.objective);
   if (f.powerCap > 0)
     os << llvm::formatv(", power cap {0:f2} W", f.powerCap);
+  // The backends that scale run slower to meet the cap (DVFS).
+  if (f.clock < 1)
+    os << llvm::formatv(f.averagePower() <= f.powerCap * (1 + 1e-9)
+                            ? " met at {0:f2} of the peak clock"
+                            : " not met even at the lowest clock, {0:f2} of "
+                              "the peak",
+                        f.clock);
   for (unsigned label = 0; label < f.labels.size(); ++label)
     if (f.simulated[label])
       os << "; " << hwcore::backendName(f.labels[label])

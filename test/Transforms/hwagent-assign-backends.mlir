@@ -49,6 +49,7 @@
 // REPORT-NEXT: "boundary_time": 0.000224{{[0-9]*}},
 // REPORT-NEXT: "objective": "time",
 // REPORT-NEXT: "power_cap": 0,
+// REPORT-NEXT: "clock": 1,
 // REPORT-NEXT: "lower_bound": {{.*}},
 // REPORT-NEXT: "gap_to_lower_bound": {{.*}},
 // REPORT:      "programs": [

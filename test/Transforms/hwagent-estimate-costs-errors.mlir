@@ -13,6 +13,13 @@
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/bad-target-type.json" 2>&1 | FileCheck %s --check-prefix=BADTYPE
 // BADTYPE: error: hwagent-estimate-costs: {{.*}}Inputs/bad-target-type.json: backends[0].bandwidth: expected number
 
+// Frequency scaling (docs/targets.md "DVFS"): an exponent below 1 other
+// than 0 (no scaling) and a lowest clock outside (0, 1] are refused.
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/bad-dvfs-exponent.json" 2>&1 | FileCheck %s --check-prefix=BADDVFS
+// BADDVFS: error: hwagent-estimate-costs: {{.*}}Inputs/bad-dvfs-exponent.json: backends[0].dvfs_exponent: must be 0 (no frequency scaling) or in [1, 6], got 0.5
+// RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/bad-min-clock.json" 2>&1 | FileCheck %s --check-prefix=BADCLOCK
+// BADCLOCK: error: hwagent-estimate-costs: {{.*}}Inputs/bad-min-clock.json: backends[0].min_clock: must be in (0, 1]
+
 // RUN: not hwagent-opt %s --hwagent-estimate-costs="target=%S/Inputs/not-json.json" 2>&1 | FileCheck %s --check-prefix=NOTJSON
 // NOTJSON: error: hwagent-estimate-costs: {{.*}}Inputs/not-json.json: (top level): not valid JSON: {{.*}}
 

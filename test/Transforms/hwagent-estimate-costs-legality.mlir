@@ -1,4 +1,6 @@
-// RUN: hwagent-opt %s --allow-unregistered-dialect --split-input-file --hwagent-form-regions --hwagent-profile --hwagent-estimate-costs="target=apple-m4" 2>&1 | FileCheck %s
+// RUN: hwagent-opt %s --allow-unregistered-dialect --split-input-file --hwagent-form-regions --hwagent-profile --hwagent-estimate-costs="target=apple-m4" 2>%t.stderr | FileCheck %s
+// (Warnings go to a file of their own: written between the buffered
+// output's flushes they could land inside a checked line.)
 
 // Each ANE refusal comes with its reason; the CPU takes everything.
 

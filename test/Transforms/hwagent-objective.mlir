@@ -24,17 +24,28 @@
 // SUMMARY: predicted step energy (modelled): optimal
 // SUMMARY: lower bound {{[0-9.]+}} mJ (within
 
-// Under a cap below the GPU's power the large matmul takes the fastest
-// placement that fits (the ANE); under a cap no placement meets, an error
-// says so with the lowest power found.
+// Under a cap below the GPU's power (42 W at its peak here) the GPU clocks
+// down (power ~ f^3, docs/targets.md "DVFS"): at 20 W it keeps 0.78 of its
+// clock and stays the fastest (16.06 ms against 12.64 ms at the peak; the
+// ANE takes 23.24 ms); under 5 W the GPU would need 0.48 of its clock and
+// the ANE is faster. Under a cap no placement meets even at the lowest
+// clock (below the 0.2 W static power), an error says so with the lowest
+// power found.
 // RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false explain=true power-cap=20" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP
-// CAP: remark: program 0 on ane (simulated)
+// CAP: remark: program 0 on gpu (simulated)
 // CAP: objective time under a 20.00 W cap
-// A fixed strategy over the cap is kept, with a warning.
-// RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false strategy=gpu power-cap=20" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIXED
-// FIXED: warning: hwagent-assign-backends: no placement of strategy 'gpu' fits power-cap=20.00 W: the lowest average power is {{[0-9.]+}} W (modelled)
-// RUN: not hwagent-opt %s --partition-backends="target=apple-m4-max training=false power-cap=0.5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFIT
-// NOFIT: error: hwagent-assign-backends: no placement found fits power-cap=0.50 W: the lowest average power found is {{[0-9.]+}} W (modelled)
+// RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false summary=true power-cap=20" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CLOCK
+// CLOCK: hwagent partition of @gemm for apple-m4-max (strategy optimal, power cap 20.00 W met at 0.78 of the peak clock;
+// CLOCK: predicted step time: optimal 16.06 ms, {{.*}}, ane 23.24 ms, gpu 16.06 ms
+// CLOCK: average power 20.00 W
+// RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false explain=true power-cap=5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP5
+// CAP5: remark: program 0 on ane (simulated)
+// A fixed strategy over the cap even at its lowest clock is kept, with a
+// warning.
+// RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false strategy=gpu power-cap=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIXED
+// FIXED: warning: hwagent-assign-backends: no placement of strategy 'gpu' fits power-cap=1.00 W: the lowest average power is {{[0-9.]+}} W (modelled)
+// RUN: not hwagent-opt %s --partition-backends="target=apple-m4-max training=false power-cap=0.1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFIT
+// NOFIT: error: hwagent-assign-backends: no placement found fits power-cap=0.10 W: the lowest average power found is {{[0-9.]+}} W (modelled)
 
 // Bad values name the option.
 // RUN: not hwagent-opt %s --partition-backends="objective=fast" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOBJ

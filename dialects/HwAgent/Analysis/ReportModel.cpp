@@ -164,6 +164,7 @@ static rp::FunctionReport describeFunction(const SolvedPartition &entry,
   f.joules = plan.joules;
   f.objective = graph.objective;
   f.powerCap = graph.powerCap;
+  f.clock = plan.clock;
   f.lowerBound = entry.solution().lowerBound;
   f.gapPercent = gapPercent(entry.solution());
   f.evaluations = entry.solution().evaluations;

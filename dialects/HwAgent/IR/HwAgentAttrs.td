@@ -277,6 +277,8 @@ def HwAgent_DeviceAttr : HwAgent_Attr<"Device", "device"> {
     HwAgent_Real<"0.0">:$energy_per_byte,
     HwAgent_Real<"0.0">:$host_power,
     HwAgent_Real<"0.0">:$launch_energy,
+    HwAgent_Real<"0.0">:$dvfs_exponent,
+    HwAgent_Real<"1.0">:$min_clock,
     HwAgent_Int<"1">:$threads,
     HwAgent_Real<"1.0">:$parallel_exponent,
     HwAgent_Flag:$static_shapes,

@@ -190,6 +190,8 @@ DeviceAttr::toDescription(std::string &error) const {
   d.energyPerByte = getEnergyPerByte().convertToDouble();
   d.hostPower = getHostPower().convertToDouble();
   d.launchEnergy = getLaunchEnergy().convertToDouble();
+  d.dvfsExponent = getDvfsExponent().convertToDouble();
+  d.minClock = getMinClock().convertToDouble();
   d.threads = getThreads();
   d.parallelExponent = getParallelExponent().convertToDouble();
   d.staticShapes = flag(getStaticShapes());
@@ -248,8 +250,9 @@ DeviceAttr DeviceAttr::get(MLIRContext *ctx,
       d.maxWeightBytes, d.maxCompiles, APFloat(d.restart), APFloat(d.idlePower),
       APFloat(d.activePower), APFloat(d.energyPerFlop),
       APFloat(d.energyPerByte), APFloat(d.hostPower), APFloat(d.launchEnergy),
-      d.threads, APFloat(d.parallelExponent), flagAttr(d.staticShapes),
-      d.maxDim, d.maxRank, list(kinds), list(d.elementTypes));
+      APFloat(d.dvfsExponent), APFloat(d.minClock), d.threads,
+      APFloat(d.parallelExponent), flagAttr(d.staticShapes), d.maxDim,
+      d.maxRank, list(kinds), list(d.elementTypes));
 }
 
 hwcore::TargetDescription TargetAttr::toDescription() const {

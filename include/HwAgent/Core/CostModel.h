@@ -168,6 +168,12 @@ struct ProgramCost {
   double compute = 0;
   double memory = 0;
   double utilization = 1;
+  /// Seconds of compute-bound work (each region whose compute binds, or
+  /// its compute where traffic does not overlap it), telemetry included:
+  /// what grows as 1/s at a clock s below the peak (clockProgram).
+  double clocked = 0;
+  /// The clock the program runs at, a share of the peak (1: full).
+  double clock = 1;
   int64_t flops = 0;
   int64_t weightBytes = 0;
   WeightUpdate mode = WeightUpdate::none;

@@ -13,9 +13,12 @@
 #ifndef HWAGENT_CORE_ENERGY_H
 #define HWAGENT_CORE_ENERGY_H
 
+#include "HwAgent/Core/CostModel.h"
 #include "HwAgent/Core/Target.h"
 
 #include <array>
+#include <functional>
+#include <vector>
 
 namespace hwcore {
 
@@ -67,6 +70,37 @@ EnergyParts stepEnergy(const PowerModel &power, double seconds,
                        double programJoules, double boundarySeconds,
                        double crossingBytes,
                        const std::array<double, kNumBackendKinds> &busy);
+
+/// Frequency scaling under a power cap (docs/partitioning.md "Power cap"):
+/// a backend that scales (BackendDescription::scalesClock) runs at
+/// max(clock, its minClock) of its peak; one that does not stays at 1.
+double clockOf(const BackendDescription &backend, double clock);
+/// The lowest clock any of `backends` can run at (1: none scales).
+double lowestClock(const std::vector<BackendDescription> &backends);
+
+/// `cost` (priced at the peak) run at `clock`: its compute-bound seconds
+/// (ProgramCost::clocked) grow as 1/s, the backend's active power falls as
+/// s ^ dvfsExponent and its joules per FLOP as s ^ (dvfsExponent - 1); its
+/// traffic, launches, weight handling and the host's feeding power stay.
+void clockProgram(const BackendDescription &backend, ProgramCost &cost,
+                  double clock);
+
+/// The programs of one backend in a step, summed: enough to price them at
+/// any clock without pricing each program again (the same as clockProgram
+/// on each, summed).
+struct ClockedLoad {
+  double seconds = 0, clocked = 0, flopJoules = 0, otherJoules = 0;
+  void add(const BackendDescription &backend, const ProgramCost &cost);
+  /// Seconds and joules (backend and host) of the programs at `clock`.
+  void at(const BackendDescription &backend, double clock, double &secs,
+          double &joules) const;
+};
+
+/// The highest clock in [lowest, 1] whose step meets `cap` watts, by
+/// bisection on `power(clock)` (average watts of the step at that clock,
+/// which falls with the clock); `lowest` when even it does not.
+double clockUnderCap(double cap, double lowest,
+                     const std::function<double(double)> &power);
 
 /// More than any placement under a power cap costs: one over it costs this
 /// times its average power over the cap.

@@ -116,6 +116,10 @@ struct StepPlan {
   double joules = 0;
   /// What the search minimized (objectiveValue of seconds and joules).
   double objective = 0;
+  /// The clock of the backends that scale, a share of their peak (each at
+  /// no less than its minClock): below 1 when the placement at the peak
+  /// draws more than the power cap (docs/partitioning.md "Power cap").
+  double clock = 1;
 
   /// Average watts over the step.
   double averagePower() const { return total > 0 ? joules / total : 0; }

@@ -123,6 +123,19 @@ struct BackendDescription {
   double hostPower = 0.0;
   double launchEnergy = 0.0;
 
+  // Frequency scaling under a power cap (docs/targets.md "DVFS"). At a
+  // clock s of the peak (s in [minClock, 1]) the backend's compute-bound
+  // seconds grow as 1/s and its dynamic power falls as s ^ dvfsExponent
+  // (activePower over its seconds; energyPerFlop as s ^ (exponent - 1)):
+  // voltage rises with frequency, so power falls faster than the clock.
+  // Idle, static and host power, memory-bound seconds, launches and
+  // boundaries do not change. 0 = the backend does not scale (the ANE).
+  double dvfsExponent = 0.0;
+  /// Lowest clock as a share of the peak, in (0, 1].
+  double minClock = 1.0;
+  /// The backend slows its clock to meet a power cap.
+  bool scalesClock() const { return dvfsExponent > 0 && minClock < 1; }
+
   // CPU threading.
   /// Cores the backend's work spreads over, and the scaling of the vector
   /// throughput with them: speedup = threads ^ parallelExponent.

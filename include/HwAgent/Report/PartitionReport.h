@@ -128,6 +128,9 @@ struct FunctionReport {
   double idleJoules = 0, joules = 0;
   hwcore::Objective objective = hwcore::Objective::time;
   double powerCap = 0;
+  /// The clock of the backends that scale under the cap, a share of their
+  /// peak (1: full; hwcore::StepPlan::clock).
+  double clock = 1;
   /// No placement's objective is below it; how far above it the chosen
   /// plan's objective is, in percent (0 over a power cap: unknown).
   double lowerBound = 0, gapPercent = 0;
