@@ -33,7 +33,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Transforms/Utils/SplitModule.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 #include <chrono>
@@ -67,35 +67,45 @@ static bool touchesFloats(const llvm::Function &function) {
   return false;
 }
 
-/// Marks glue for fast code generation: a function whose longest block
-/// exceeds `kLongBlock` instructions (the entry points and outlined parts
-/// that unpack and pass hundreds of memref descriptors and free the step's
-/// buffers) and which has no loop or computes on no floating-point data runs
-/// for microseconds per step, while the instruction scheduler's dependence
-/// graph grows with the square of its blocks (seconds per function on an
-/// imported GPT or MobileNetV2). `optnone` makes instruction selection and
-/// register allocation take their fast paths and skips scheduling; the loops
-/// that do the work keep -O2 code.
-static void fastCodegenForGlue(llvm::Module &module) {
+/// Whether `function` is glue: its longest block exceeds `kLongBlock`
+/// instructions (the entry points and outlined parts that unpack and pass
+/// hundreds of memref descriptors and free the step's buffers) and it has no
+/// loop or computes on no floating-point data. Glue runs for microseconds
+/// per step, while SelectionDAG's dependence graph grows with the square of
+/// its blocks and every descriptor crosses a call as an aggregate that fast
+/// instruction selection cannot take (seconds per function on an imported
+/// GPT or MobileNetV2). The loops that do the work are never glue.
+static bool isGlue(const llvm::Function &function) {
   constexpr size_t kLongBlock = 400;
-  for (llvm::Function &function : module) {
-    if (function.isDeclaration() ||
-        function.hasFnAttribute(llvm::Attribute::OptimizeNone))
-      continue;
-    size_t longest = 0;
-    for (llvm::BasicBlock &block : function)
-      longest = std::max(longest, block.size());
-    if (longest <= kLongBlock)
-      continue;
-    SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
-        backEdges;
-    llvm::FindFunctionBackedges(function, backEdges);
-    if (!backEdges.empty() && touchesFloats(function))
-      continue;
-    function.removeFnAttr(llvm::Attribute::AlwaysInline);
-    function.addFnAttr(llvm::Attribute::NoInline);
-    function.addFnAttr(llvm::Attribute::OptimizeNone);
-  }
+  if (function.isDeclaration())
+    return false;
+  size_t longest = 0;
+  for (const llvm::BasicBlock &block : function)
+    longest = std::max(longest, block.size());
+  if (longest <= kLongBlock)
+    return false;
+  SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
+      backEdges;
+  llvm::FindFunctionBackedges(function, backEdges);
+  return backEdges.empty() || !touchesFloats(function);
+}
+
+/// Marks `function` for code generation's fast paths inside an optimized
+/// part: `optnone` skips the instruction scheduler and takes fast register
+/// allocation.
+static void markFastCodegen(llvm::Function &function) {
+  function.removeFnAttr(llvm::Attribute::AlwaysInline);
+  function.addFnAttr(llvm::Attribute::NoInline);
+  function.addFnAttr(llvm::Attribute::OptimizeNone);
+}
+
+/// After optimization: functions of a work part that became glue (blocks
+/// grown long by inlining or unrolling) get the fast paths too.
+static void fastCodegenForGlue(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    if (!function.hasFnAttribute(llvm::Attribute::OptimizeNone) &&
+        isGlue(function))
+      markFastCodegen(function);
 }
 
 /// LLVM's -O1 module pipeline for `machine`, without loop interleaving.
@@ -122,6 +132,10 @@ namespace {
 /// cache key hashes), then either the cached object or the one compiled
 /// here, written to the cache through `store`.
 struct Part {
+  /// Glue only: compiled unoptimized with GlobalISel (below).
+  bool glue = false;
+  /// Its functions' LLVM instructions (what its compile time scales with).
+  size_t instructions = 0;
   llvm::SmallVector<char, 0> bitcode;
   llvm::SmallVector<char, 0> object;
   std::unique_ptr<llvm::MemoryBuffer> cached;
@@ -154,14 +168,25 @@ static void dumpIfAsked(const llvm::Module &module, unsigned index,
 static llvm::Error compilePart(llvm::Module &module,
                                llvm::orc::JITTargetMachineBuilder builder,
                                Part &part, unsigned index, unsigned parts) {
+  if (part.glue) {
+    // Glue gains nothing from optimization, and GlobalISel takes its
+    // aggregates (descriptors returned and passed by the dozen) in linear
+    // time where SelectionDAG, which FastISel falls back to for them, does
+    // not. A function GlobalISel cannot select falls back to SelectionDAG.
+    builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+    builder.getOptions().EnableGlobalISel = true;
+    builder.getOptions().GlobalISelAbort = llvm::GlobalISelAbortMode::Disable;
+  }
   auto machine = builder.createTargetMachine();
   if (!machine)
     return machine.takeError();
   module.setDataLayout((*machine)->createDataLayout());
   module.setTargetTriple((*machine)->getTargetTriple());
   auto start = Clock::now();
-  optimizeModule(module, machine->get());
-  fastCodegenForGlue(module);
+  if (!part.glue) {
+    optimizeModule(module, machine->get());
+    fastCodegenForGlue(module);
+  }
   dumpIfAsked(module, index, parts);
   part.optimize = secondsSince(start);
   start = Clock::now();
@@ -192,23 +217,82 @@ static unsigned requestedThreads(unsigned requested) {
 /// for: then the module is split into that many parts whatever its size).
 static constexpr size_t kSplitInstructions = 20000;
 
-/// Splits `module` into `parts.size()` linkable parts (locals externalized,
-/// functions spread evenly) and writes each part's bitcode.
-static void splitModule(llvm::Module &module, MutableArrayRef<Part> parts) {
-  unsigned next = 0;
-  llvm::SplitModule(
-      module, parts.size(),
-      [&](std::unique_ptr<llvm::Module> part) {
-        llvm::raw_svector_ostream os(parts[next++].bitcode);
-        llvm::WriteBitcodeToFile(*part, os);
-      },
-      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+/// Gives every local symbol of `module` a name and external, hidden
+/// linkage, so that parts compiled apart link (as llvm::SplitModule does).
+static void externalizeLocals(llvm::Module &module) {
+  unsigned unnamed = 0;
+  auto externalize = [&](llvm::GlobalValue &value) {
+    if (!value.hasLocalLinkage())
+      return;
+    if (!value.hasName())
+      value.setName("__hwagent_jit_local." + llvm::Twine(unnamed++));
+    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  };
+  for (llvm::Function &function : module)
+    externalize(function);
+  for (llvm::GlobalVariable &variable : module.globals())
+    externalize(variable);
+  for (llvm::GlobalAlias &alias : module.aliases())
+    externalize(alias);
+}
+
+/// Splits `module` into linkable parts and writes each part's bitcode: the
+/// glue functions (if any) into a part of their own, the others spread over
+/// `workParts` parts by size, largest first onto the lightest part (so that
+/// the threads finish together, where round robin left one part with most
+/// of the work). Global variables go to the first part. Returns the parts
+/// ordered by size, largest first (the order they are handed to threads).
+static SmallVector<Part> splitModule(llvm::Module &module,
+                                     ArrayRef<llvm::Function *> glue,
+                                     unsigned workParts) {
+  externalizeLocals(module);
+  SmallVector<Part> parts(workParts);
+  llvm::DenseMap<const llvm::Function *, unsigned> owner;
+  if (!glue.empty()) {
+    Part &gluePart = parts.emplace_back();
+    gluePart.glue = true;
+    for (llvm::Function *function : glue) {
+      owner[function] = parts.size() - 1;
+      gluePart.instructions += function->getInstructionCount();
+    }
+  }
+  SmallVector<llvm::Function *> work;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && !owner.count(&function))
+      work.push_back(&function);
+  llvm::stable_sort(work, [](llvm::Function *a, llvm::Function *b) {
+    return a->getInstructionCount() > b->getInstructionCount();
+  });
+  for (llvm::Function *function : work) {
+    auto lightest = std::min_element(parts.begin(), parts.begin() + workParts,
+                                     [](const Part &a, const Part &b) {
+                                       return a.instructions < b.instructions;
+                                     });
+    owner[function] = lightest - parts.begin();
+    lightest->instructions += function->getInstructionCount();
+  }
+  for (unsigned i = 0; i < parts.size(); ++i) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part =
+        llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
+          if (const auto *function = dyn_cast<llvm::Function>(value))
+            return owner.lookup(function) == i;
+          return i == 0;
+        });
+    llvm::raw_svector_ostream os(parts[i].bitcode);
+    llvm::WriteBitcodeToFile(*part, os);
+  }
+  llvm::stable_sort(parts, [](const Part &a, const Part &b) {
+    return a.instructions > b.instructions;
+  });
+  return parts;
 }
 
 /// Compiles the parts the cache did not have, each on its own thread in its
 /// own LLVMContext (read back from its bitcode).
 static llvm::Error
-compileMissingParts(MutableArrayRef<Part> parts,
+compileMissingParts(MutableArrayRef<Part> parts, unsigned threads,
                     const llvm::orc::JITTargetMachineBuilder &builder) {
   SmallVector<unsigned> missing;
   for (unsigned i = 0; i < parts.size(); ++i)
@@ -216,7 +300,8 @@ compileMissingParts(MutableArrayRef<Part> parts,
       missing.push_back(i);
   if (missing.empty())
     return llvm::Error::success();
-  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(missing.size()));
+  llvm::DefaultThreadPool pool(
+      llvm::hardware_concurrency(std::min<size_t>(threads, missing.size())));
   for (unsigned i : missing)
     pool.async([&, i] {
       Part &part = parts[i];
@@ -309,7 +394,7 @@ createLinker(const llvm::DataLayout &layout) {
 
 /// Bumped whenever what a part's object is made from changes beyond its IR
 /// (the optimization pipeline above, the glue rule, the code model).
-static constexpr unsigned kJitFormat = 1;
+static constexpr unsigned kJitFormat = 2;
 
 /// The on-disk cache of compiled parts, as LLVM's ThinLTO cache keeps its
 /// objects (llvm::localCache; pruned with llvm::pruneCache): the folder
@@ -349,6 +434,7 @@ static void lookUpParts(llvm::FileCache &cache, MutableArrayRef<Part> parts,
                         StringRef salt) {
   for (unsigned i = 0; i < parts.size(); ++i) {
     std::string keyed(salt);
+    keyed.append(parts[i].glue ? "glue\n" : "work\n");
     keyed.append(parts[i].bitcode.begin(), parts[i].bitcode.end());
     llvm::XXH128_hash_t hash =
         llvm::xxh3_128bits(llvm::arrayRefFromStringRef(keyed));
@@ -407,25 +493,37 @@ compileModule(ModuleOp module,
         "cannot translate the lowered module to LLVM IR");
   times.translate = secondsSince(start);
   size_t instructions = 0, functions = 0;
-  for (const llvm::Function &function : *translated)
-    if (!function.isDeclaration()) {
-      instructions += function.getInstructionCount();
-      ++functions;
+  SmallVector<llvm::Function *> glue;
+  for (llvm::Function &function : *translated) {
+    if (function.isDeclaration())
+      continue;
+    instructions += function.getInstructionCount();
+    if (isGlue(function)) {
+      markFastCodegen(function);
+      glue.push_back(&function);
+      continue;
     }
-  unsigned count = std::min<size_t>(
+    ++functions;
+  }
+  unsigned available =
       threads
           ? threads
-          : std::max(1u, llvm::hardware_concurrency().compute_thread_count()),
-      functions);
-  if ((!threads && instructions < kSplitInstructions) || count == 0)
-    count = 1;
-  times.parts = times.threads = count;
-  SmallVector<Part> parts(count);
-  std::optional<llvm::FileCache> cache = openCache(parts);
+          : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  unsigned count = std::min<size_t>(available, functions);
+  if (!threads && instructions < kSplitInstructions)
+    count = std::min(count, 1u);
   start = Clock::now();
-  if (count > 1) {
-    splitModule(*translated, parts);
-  } else if (cache) {
+  SmallVector<Part> parts;
+  if (count <= 1 && glue.empty()) {
+    parts.resize(1);
+  } else {
+    parts = splitModule(*translated, glue, count);
+  }
+  times.parts = parts.size();
+  times.threads = std::min<size_t>(available, parts.size());
+  times.glue = glue.size();
+  std::optional<llvm::FileCache> cache = openCache(parts);
+  if (cache && parts.size() == 1) {
     llvm::raw_svector_ostream os(parts[0].bitcode);
     llvm::WriteBitcodeToFile(*translated, os);
   }
@@ -433,10 +531,11 @@ compileModule(ModuleOp module,
     lookUpParts(*cache, parts, cacheSalt(builder));
   times.split = secondsSince(start);
   start = Clock::now();
-  if (count == 1 && !parts[0].cached) {
+  if (parts.size() == 1 && !parts[0].cached) {
     if (llvm::Error error = compilePart(*translated, builder, parts[0], 0, 1))
       return std::move(error);
-  } else if (llvm::Error error = compileMissingParts(parts, builder)) {
+  } else if (llvm::Error error =
+                 compileMissingParts(parts, times.threads, builder)) {
     return std::move(error);
   }
   times.parallel = secondsSince(start);
@@ -493,10 +592,11 @@ std::unique_ptr<HostJit> HostJit::create(ModuleOp module, std::string &error,
     const JitTimes &t = host->times;
     llvm::errs() << llvm::formatv(
         "hwagent-jit: translate {0:f2} s, split and cache look-up {1:f2} s, "
-        "{2} part(s) ({8} cached) on {3} thread(s) {4:f2} s (optimize "
-        "{5:f2} s, codegen {6:f2} s summed), link {7:f2} s\n",
+        "{2} part(s) ({8} cached, {9} glue function(s)) on {3} thread(s) "
+        "{4:f2} s (optimize {5:f2} s, codegen {6:f2} s summed), link {7:f2} "
+        "s\n",
         t.translate, t.split, t.parts, t.threads, t.parallel, t.optimize,
-        t.codegen, t.link, t.cached);
+        t.codegen, t.link, t.cached, t.glue);
   }
   return host;
 }

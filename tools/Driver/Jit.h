@@ -50,6 +50,7 @@ struct JitTimes {
   unsigned parts = 1;
   unsigned threads = 1;
   unsigned cached = 0; ///< parts whose object came from the on-disk cache
+  unsigned glue = 0;   ///< functions compiled unoptimized (Jit.cpp, isGlue)
 };
 
 /// The host JIT: compiled code for one lowered module, and its symbols.
