@@ -8,7 +8,8 @@ click on a card at any zoom must
 open its details next to it inside the viewport, "fit" must show the whole
 step inside the view and 1 restore the actual size; the zoom shown must
 follow; zoomed in and panned away, a search must bring its match into the
-view."""
+view. On the timeline a drag that starts on a bar must pan by the drag and
+open nothing, and the W and D keys must zoom and pan (timeline_pan)."""
 
 import json
 import time
@@ -216,4 +217,64 @@ def pan_zoom(browser, program, check_details):
     browser.click('button[data-pz="actual"][data-function="0"]')
     if _state(browser, card)["level"] != "100%":
         failures.append("the zoom level button did not restore 100%")
+    return failures
+
+
+# The timeline zoomed in and scrolled to the middle, and a point on a bar
+# inside the view (the drag starts there: it must not open the bar).
+TIMELINE = """(function(prepare){var b=document.getElementById('timeline-0');
+if(!b)return null;var svg=b.querySelector('svg');
+if(prepare){b.scrollIntoView({block:'center'});
+b.scrollLeft=(b.scrollWidth-b.clientWidth)/2;}
+var v=b.getBoundingClientRect(),at=null;
+b.querySelectorAll('rect').forEach(function(e){var r=e.getBoundingClientRect(),
+lo=Math.max(r.left,v.left+170),hi=Math.min(r.right,v.right-170),
+x=(lo+hi)/2,y=r.top+r.height/2;if(!at&&hi-lo>=4&&
+document.elementFromPoint(x,y)===e)at=[x,y];});
+return {at:at,scroll:b.scrollLeft,room:b.scrollWidth-b.clientWidth,
+width:b.clientWidth,zoom:+(svg.getAttribute('data-zoom')||1),
+open:!document.getElementById('popover').hidden};})(%s)"""
+
+
+def timeline_pan(browser):
+    """A drag on function 0's timeline pans it by the drag and opens
+    nothing; W zooms in by 1.25, D pans right by a quarter of the view."""
+    browser.evaluate("document.dispatchEvent(new KeyboardEvent('keydown',"
+                     "{key:'Escape'}))")
+    if browser.evaluate(TIMELINE % "false") is None:
+        return ["no timeline (#timeline-0)"]
+    for _ in range(3):  # 8x: room to pan either way
+        browser.click('button[data-zoom="in"][data-function="0"]')
+    before = browser.evaluate(TIMELINE % "true")
+    failures = []
+    if not before["at"] or before["room"] < 400:
+        return [f"zoomed in 8x the timeline has no bar to drag or no room to "
+                f"pan: {before}"]
+    x, y = before["at"]
+    _mouse(browser, "mousePressed", x, y, button="left", clickCount=1)
+    for step in range(1, 6):
+        _mouse(browser, "mouseMoved", x - 150 * step / 5, y, button="left",
+               buttons=1)
+    _mouse(browser, "mouseReleased", x - 150, y, button="left", clickCount=1)
+    time.sleep(0.1)
+    after = browser.evaluate(TIMELINE % "false")
+    if not _close(after["scroll"] - before["scroll"], 150, 2):
+        failures.append(f"dragging the timeline by -150 px scrolled it by "
+                        f"{after['scroll'] - before['scroll']:.0f} px")
+    if after["open"]:
+        failures.append("a drag that started on a timeline bar opened its "
+                        "details")
+    browser.evaluate("document.getElementById('timeline-0').focus()")
+    _key(browser, "d", "KeyD")
+    panned = browser.evaluate(TIMELINE % "false")
+    if not _close(panned["scroll"] - after["scroll"], after["width"] / 4, 2):
+        failures.append(f"the D key scrolled the timeline by "
+                        f"{panned['scroll'] - after['scroll']:.0f} px, not a "
+                        f"quarter of its {after['width']} px")
+    _key(browser, "w", "KeyW")
+    zoomed = browser.evaluate(TIMELINE % "false")["zoom"]
+    if not _close(zoomed / after["zoom"], 1.25, 0.01):
+        failures.append(f"the W key zoomed the timeline from {after['zoom']} "
+                        f"to {zoomed}")
+    browser.click('button[data-zoom="fit"][data-function="0"]')
     return failures

@@ -38,7 +38,7 @@ import select
 import tempfile
 import time
 
-from check_html_panzoom import pan_zoom
+from check_html_panzoom import pan_zoom, timeline_pan
 
 
 class Dom(html.parser.HTMLParser):
@@ -434,6 +434,7 @@ def interactions(browser, functions):
     zoomed = browser.evaluate(ZOOM)
     if not zoomed or abs(zoomed - 2) > 0.05:
         failures.append(f"zooming in the timeline scaled it by {zoomed}")
+    failures += timeline_pan(browser)
     smoothed = browser.evaluate(SMOOTH)
     if smoothed and smoothed["points"] >= 3 and smoothed["same"]:
         failures.append("smoothing 0.9 left the step-time curve unchanged")

@@ -51,7 +51,8 @@ def main():
         placed = ", ".join(f"{n} on {b}" for b, n in sorted(backends.items()))
         status = "ok" if not worse else "WORSE THAN " + ", ".join(worse)
         print(f"@{fn['name']} ({report['target']}): {line}; {placed}; "
-              f"{len(fn['programs'])} programs, gap to lower bound "
+              f"{len(fn['programs'])} program"
+              f"{'' if len(fn['programs']) == 1 else 's'}, gap to lower bound "
               f"{fn['gap_to_lower_bound'] * 100:.1f} %: {status}")
         ok &= not worse
     return 0 if ok else 1

@@ -69,3 +69,7 @@ std::string hwreport::formatFlops(double flops) {
       return llvm::formatv("{0:f1} {1}FLOP", flops / unit.scale, unit.prefix);
   return llvm::formatv("{0} FLOP", int64_t(flops));
 }
+
+std::string hwreport::formatCount(size_t n, const char *noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}

@@ -67,9 +67,9 @@ static void writeTotals(const FunctionReport &f, llvm::raw_ostream &os) {
                       formatJoules(f.boundaryJoules),
                       formatJoules(f.staticJoules), formatJoules(f.idleJoules),
                       f.averagePower());
-  os << llvm::formatv("  {0}: {1} programs, programs {2}, boundaries {3}; "
+  os << llvm::formatv("  {0}: {1}, programs {2}, boundaries {3}; "
                       "lower bound {4} (within {5:f1}%)\n",
-                      chosen, f.programs.size(),
+                      chosen, formatCount(f.programs.size(), "program"),
                       formatSeconds(f.programSeconds),
                       formatSeconds(f.boundarySeconds),
                       formatObjective(f.objective, f.lowerBound), f.gapPercent);

@@ -56,7 +56,7 @@ const FunctionReport *findFunction(const PartitionReport &report,
 /// "optimal, 7 programs (1 ane, 4 cpu, 2 gpu)".
 std::string planText(const FunctionReport &f) {
   return hwcore::strategyName(f.chosen) + std::string(", ") +
-         std::to_string(f.programs.size()) + " programs (" +
+         hwreport::formatCount(f.programs.size(), "program") + " (" +
          programsByBackend(f) + ")";
 }
 

@@ -156,8 +156,9 @@ void writeTimeline(size_t index, const FunctionReport &f,
      << "\">zoom out</button> <button type=\"button\" data-zoom=\"fit\" "
         "data-function=\""
      << index
-     << "\">fit</button> <span class=\"note\">Ctrl+wheel zooms, scroll "
-        "pans; programs end to end as the model prices the step, each "
+     << "\">fit</button> <span class=\"note\">Ctrl+wheel or W/S zoom, "
+        "dragging or A/D pans; programs end to end as the model prices the "
+        "step, each "
         "boundary between backends (red) before the program it feeds.</span>"
         "</div>\n<div class=\"timeline-wrap\"><div class=\"lanes\" style=\""
         "padding-top:"
@@ -167,7 +168,9 @@ void writeTimeline(size_t index, const FunctionReport &f,
        << escapeHtml(hwcore::backendName(lane)) << "</div>";
   os << "<div style=\"height:" << kLane << "px\">transfers</div></div>";
   os << llvm::formatv(
-      "<div class=\"timeline\" id=\"timeline-{0}\"><svg "
+      "<div class=\"timeline\" id=\"timeline-{0}\" tabindex=\"0\" "
+      "aria-label=\"one step on a timeline: drag or A/D to pan, Ctrl+wheel "
+      "or W/S to zoom, 0 to fit\"><svg "
       "width=\"{1}\" height=\"{2}\" data-width=\"{1}\" "
       "data-scale=\"{3}\" xmlns=\"http://www.w3.org/2000/svg\">",
       index, kTimelineWidth + 40, height, llvm::format("%.9g", scale));

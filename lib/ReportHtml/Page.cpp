@@ -244,9 +244,9 @@ void writeHeadline(size_t index, const FunctionReport &f,
   os << "<div class=\"headline\" id=\"headline-" << index << "\"><p>@"
      << escapeHtml(f.name) << ": the <b>"
      << escapeHtml(hwcore::strategyName(f.chosen)) << "</b> plan, "
-     << f.programs.size() << " programs (" << escapeHtml(programsByBackend(f))
-     << "), <b>" << secondsText(f.seconds) << "</b> and <b>"
-     << joulesText(f.joules)
+     << hwreport::formatCount(f.programs.size(), "program") << " ("
+     << escapeHtml(programsByBackend(f)) << "), <b>" << secondsText(f.seconds)
+     << "</b> and <b>" << joulesText(f.joules)
      << "</b> per step (predicted; energy modelled).</p>\n<ul>";
   struct Other {
     hwcore::Strategy strategy;

@@ -182,11 +182,12 @@ static bool logMatchesReport(const PartitionReport &report,
   }
   if (whole && *ran.rbegin() < first)
     return true;
-  why = llvm::formatv("the log ran {0} programs ({1}..{2}), the report has "
+  why = llvm::formatv("the log ran {0} ({1}..{2}), the report has "
                       "{3}; a log of another model or placement? (both must "
                       "come from the same step and partition options: "
                       "docs/report.md)",
-                      ran.size(), *ran.begin(), *ran.rbegin(), blocks)
+                      hwreport::formatCount(ran.size(), "program"),
+                      *ran.begin(), *ran.rbegin(), blocks)
             .str();
   return false;
 }

@@ -71,7 +71,7 @@
 // SUMMARY: 0       ane      0             1.00 ms      1.30 ms
 // SUMMARY: program 0 on ane (simulated): regions [0, 1], 1.60 ms
 // SUMMARY: predicted step time: optimal 1.82 ms, greedy 1.82 ms, local 2.00 ms, cpu 2.00 ms, ane 1.82 ms, gpu 2.00 ms
-// SUMMARY: optimal: 1 programs, programs 1.60 ms, boundaries 224.0 us; lower bound
+// SUMMARY: optimal: 1 program, programs 1.60 ms, boundaries 224.0 us; lower bound
 // DOT: digraph hwagent {
 // DOT: label="@chain (optimal: 1.82 ms)";
 // DOT: subgraph cluster_0_p0 {

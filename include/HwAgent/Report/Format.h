@@ -11,6 +11,7 @@
 
 #include "HwAgent/Core/Vocabulary.h"
 
+#include <cstddef>
 #include <string>
 
 namespace hwreport {
@@ -31,6 +32,9 @@ std::string formatBytes(double b);
 /// Floating-point operations as "38.7 GFLOP", "512.0 MFLOP", "3.2 kFLOP"
 /// or "12 FLOP" (decimal prefixes, as FLOP counts are quoted).
 std::string formatFlops(double flops);
+
+/// "1 program", "3 programs": `n` and `noun`, with an "s" unless `n` is 1.
+std::string formatCount(size_t n, const char *noun);
 
 } // namespace hwreport
 

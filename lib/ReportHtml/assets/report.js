@@ -346,12 +346,46 @@
       zoom(+b.getAttribute('data-function'), how === 'in' ? 2 : how === 'out' ? 0.5 : 0);
     });
   });
+  // Moving along the timeline as in Perfetto: dragging pans (and is no
+  // click on the bar it started on), W/S zoom around the middle, A/D pan by
+  // a quarter of the view, 0 fits; Ctrl+wheel zooms around the pointer.
   document.querySelectorAll('.timeline').forEach(function (box) {
+    var f = +box.id.split('-')[1], drag = null, dragged = false;
     box.addEventListener('wheel', function (ev) {
-      if (!ev.ctrlKey) return;
+      if (!ev.ctrlKey && !ev.metaKey) return;
       ev.preventDefault();
-      zoom(+box.id.split('-')[1], ev.deltaY < 0 ? 1.25 : 0.8, ev.clientX - box.getBoundingClientRect().left);
+      zoom(f, ev.deltaY < 0 ? 1.25 : 0.8, ev.clientX - box.getBoundingClientRect().left);
     }, { passive: false });
+    box.addEventListener('pointerdown', function (ev) {
+      if (ev.button !== 0 || ev.offsetY >= box.clientHeight) return; // scroll bar
+      drag = { x: ev.clientX, l: box.scrollLeft, id: ev.pointerId };
+      dragged = false;
+      box.focus({ preventScroll: true });
+    });
+    box.addEventListener('pointermove', function (ev) {
+      if (!drag || ev.pointerId !== drag.id) return;
+      var dx = ev.clientX - drag.x;
+      if (!dragged && Math.abs(dx) < 5) return;
+      if (!dragged) { dragged = true; box.setPointerCapture(ev.pointerId); box.classList.add('panning'); }
+      box.scrollLeft = drag.l - dx;
+    });
+    function up() { drag = null; box.classList.remove('panning'); }
+    box.addEventListener('pointerup', up);
+    box.addEventListener('pointercancel', up);
+    box.addEventListener('click', function (ev) {
+      if (dragged) { ev.stopPropagation(); ev.preventDefault(); dragged = false; }
+    }, true);
+    box.addEventListener('keydown', function (ev) {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      var k = ev.key.toLowerCase();
+      if (k === 'w' || k === '+' || k === '=') zoom(f, 1.25);
+      else if (k === 's' || k === '-' || k === '_') zoom(f, 0.8);
+      else if (k === 'a') box.scrollLeft -= box.clientWidth / 4;
+      else if (k === 'd') box.scrollLeft += box.clientWidth / 4;
+      else if (k === '0') zoom(f, 0);
+      else return;
+      ev.preventDefault();
+    });
   });
 
   // Smoothing as TensorBoard's: a debiased exponential moving average of
