@@ -17,6 +17,7 @@
 #include "hwagent_rt/hwagent_tensor_file.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -263,10 +264,24 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
                     "--hwagent-lower-to-runtime --hwagent-lower-to-llvm "
                     "--mlir-print-ir-before={0} shows the IR the pass was "
                     "given");
+  // The module is verified once, after the whole pipeline, not after each
+  // of its passes: verifying after every pass took 10 of the 18 s of an
+  // imported MobileNetV2's lowering (docs/importer.md, "Start-up"). The
+  // tests run the same pipeline through hwagent-opt, which verifies after
+  // every pass, and so does the command the error below names.
+  pm.enableVerifier(false);
   auto start = std::chrono::steady_clock::now();
   if (failed(pm.run(*module))) {
     errs << "hwagent-run: partitioning or lowering @" << options.entry
          << " failed (see the diagnostics above)\n";
+    return false;
+  }
+  if (failed(verify(*module))) {
+    errs << "hwagent-run: internal error: lowering @" << options.entry
+         << " produced invalid IR (see the diagnostics above); "
+            "hwagent-opt --partition-backends --hwagent-lower-to-runtime "
+            "--hwagent-lower-to-llvm on the same file verifies after every "
+            "pass and names the one at fault\n";
     return false;
   }
   pipelineSeconds =
