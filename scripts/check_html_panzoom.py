@@ -2,8 +2,9 @@
 them (scripts/check_html_report.py runs it; docs/report.md): real mouse,
 wheel and key events over the DevTools protocol. Zoom must change the
 cards' drawn scale (the + button by 1.25, Ctrl+wheel around the pointer,
-which stays on the same point of the card, the - key), a drag must move
-them by the drag and is no click (open details stay next to their card), a
+which stays on the same point of the card, the - key, two fingers pinched
+apart by the ratio of their spread: touch events), a drag must move them by
+the drag and is no click (open details stay next to their card), a
 click on a card at any zoom must
 open its details next to it inside the viewport, "fit" must show the whole
 step inside the view and 1 restore the actual size; the zoom shown must
@@ -156,6 +157,43 @@ def _drag(browser, card, failures):
                      "{key:'Escape'}))")
 
 
+def _touch(browser, kind, points):
+    browser.call("Input.dispatchTouchEvent", {
+        "type": kind, "touchPoints": [
+            {"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]},
+        session=True)
+
+
+def _pinch(browser, card, failures):
+    """Two fingers spread from 80 to 160 px apart over the view zoom the
+    cards 2x around their midpoint, and the pinch opens nothing."""
+    browser.call("Emulation.setTouchEmulationEnabled",
+                 {"enabled": True, "maxTouchPoints": 2}, session=True)
+    try:
+        browser.evaluate(PLACE % (json.dumps(card), 0.5, 0.5))
+        browser.evaluate("document.dispatchEvent(new KeyboardEvent("
+                         "'keydown',{key:'Escape'}))")
+        before = _state(browser, card)
+        box = before["box"]
+        cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+        _touch(browser, "touchStart", [(cx - 40, cy), (cx + 40, cy)])
+        for step in range(1, 6):
+            d = 40 + 40 * step / 5
+            _touch(browser, "touchMove", [(cx - d, cy), (cx + d, cy)])
+        _touch(browser, "touchEnd", [])
+        time.sleep(0.1)
+        after = _state(browser, card)
+        ratio = after["zoom"] / before["zoom"]
+        if not _close(ratio, min(2, 4 / before["zoom"]), 0.02):
+            failures.append(f"a pinch from 80 to 160 px zoomed the cards by "
+                            f"{ratio:.3f}, not 2")
+        if browser.evaluate("!document.getElementById('popover').hidden"):
+            failures.append("a pinch opened a program's details")
+    finally:
+        browser.call("Emulation.setTouchEmulationEnabled", {"enabled": False},
+                     session=True)
+
+
 def _fit(browser, card, failures):
     """fit shows the whole step; 1 is actual size again."""
     browser.click('button[data-pz="fit"][data-function="0"]')
@@ -208,6 +246,7 @@ def pan_zoom(browser, program, check_details):
     failures = []
     _zooms(browser, card, failures)
     _drag(browser, card, failures)
+    _pinch(browser, card, failures)
     failures += check_details(browser, card, program)  # zoomed in
     _fit(browser, card, failures)
     for _ in range(4):  # zoomed out to 41 %
