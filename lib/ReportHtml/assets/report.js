@@ -192,6 +192,15 @@
   // them (wheel, scroll bars, arrow keys, scrollIntoView) and dragging
   // scrolls it; Ctrl+wheel, a pinch, +/- and the buttons zoom around the
   // pointer (or the middle); 0 fits the whole step, 1 is actual size.
+  // Ends a drag on pointerup or pointercancel (`up`); the click that ends
+  // a drag (state.dragged) opens nothing.
+  function endsDrags(box, state, up) {
+    box.addEventListener('pointerup', up);
+    box.addEventListener('pointercancel', up);
+    box.addEventListener('click', function (ev) {
+      if (state.dragged) { ev.stopPropagation(); ev.preventDefault(); state.dragged = false; }
+    }, true);
+  }
   var views = [], ZMIN = 0.1, ZMAX = 4;
   function refreshViews() { views.forEach(function (v) { v.refresh(); }); }
   function panZoom(box) {
@@ -256,7 +265,7 @@
       v.zoom(v.s * Math.exp(-Math.max(-200, Math.min(200, d)) * 0.002), p[0], p[1]);
     }, { passive: false });
     // Dragging pans; two touches pinch. A drag is not a click.
-    var pts = {}, drag = null, pinch = null, dragged = false;
+    var pts = {}, drag = null, pinch = null, st = { dragged: false };
     function spread() {
       var k = Object.keys(pts), a = pts[k[0]], b = pts[k[1]];
       return { d: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
@@ -266,8 +275,8 @@
       if (ev.target === box && (ev.offsetX >= box.clientWidth || ev.offsetY >= box.clientHeight)) return; // scroll bar
       if (ev.pointerType === 'mouse') pts = {};
       pts[ev.pointerId] = { x: ev.clientX, y: ev.clientY };
-      dragged = false;
-      if (Object.keys(pts).length === 2) { pinch = { g: spread(), s: v.s }; drag = null; dragged = true; }
+      st.dragged = false;
+      if (Object.keys(pts).length === 2) { pinch = { g: spread(), s: v.s }; drag = null; st.dragged = true; }
       else drag = { x: ev.clientX, y: ev.clientY, l: box.scrollLeft, t: box.scrollTop };
       if (!ev.target.closest('.prog, summary')) box.focus({ preventScroll: true });
     });
@@ -281,8 +290,8 @@
       }
       if (!drag) return;
       var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
-      if (!dragged && Math.abs(dx) + Math.abs(dy) < 5) return;
-      if (!dragged) { dragged = true; box.setPointerCapture(ev.pointerId); box.classList.add('panning'); }
+      if (!st.dragged && Math.abs(dx) + Math.abs(dy) < 5) return;
+      if (!st.dragged) { st.dragged = true; box.setPointerCapture(ev.pointerId); box.classList.add('panning'); }
       box.scrollLeft = drag.l - dx;
       box.scrollTop = drag.t - dy;
     });
@@ -291,11 +300,7 @@
       if (Object.keys(pts).length < 2) pinch = null;
       if (!Object.keys(pts).length) { drag = null; box.classList.remove('panning'); }
     }
-    box.addEventListener('pointerup', up);
-    box.addEventListener('pointercancel', up);
-    box.addEventListener('click', function (ev) {
-      if (dragged) { ev.stopPropagation(); ev.preventDefault(); dragged = false; }
-    }, true);
+    endsDrags(box, st, up);
     box.addEventListener('keydown', function (ev) {
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
       if (ev.key === '+' || ev.key === '=') v.zoom(v.s * 1.25);
@@ -350,7 +355,7 @@
   // click on the bar it started on), W/S zoom around the middle, A/D pan by
   // a quarter of the view, 0 fits; Ctrl+wheel zooms around the pointer.
   document.querySelectorAll('.timeline').forEach(function (box) {
-    var f = +box.id.split('-')[1], drag = null, dragged = false;
+    var f = +box.id.split('-')[1], drag = null, st = { dragged: false };
     box.addEventListener('wheel', function (ev) {
       if (!ev.ctrlKey && !ev.metaKey) return;
       ev.preventDefault();
@@ -359,22 +364,17 @@
     box.addEventListener('pointerdown', function (ev) {
       if (ev.button !== 0 || ev.offsetY >= box.clientHeight) return; // scroll bar
       drag = { x: ev.clientX, l: box.scrollLeft, id: ev.pointerId };
-      dragged = false;
+      st.dragged = false;
       box.focus({ preventScroll: true });
     });
     box.addEventListener('pointermove', function (ev) {
       if (!drag || ev.pointerId !== drag.id) return;
       var dx = ev.clientX - drag.x;
-      if (!dragged && Math.abs(dx) < 5) return;
-      if (!dragged) { dragged = true; box.setPointerCapture(ev.pointerId); box.classList.add('panning'); }
+      if (!st.dragged && Math.abs(dx) < 5) return;
+      if (!st.dragged) { st.dragged = true; box.setPointerCapture(ev.pointerId); box.classList.add('panning'); }
       box.scrollLeft = drag.l - dx;
     });
-    function up() { drag = null; box.classList.remove('panning'); }
-    box.addEventListener('pointerup', up);
-    box.addEventListener('pointercancel', up);
-    box.addEventListener('click', function (ev) {
-      if (dragged) { ev.stopPropagation(); ev.preventDefault(); dragged = false; }
-    }, true);
+    endsDrags(box, st, function () { drag = null; box.classList.remove('panning'); });
     box.addEventListener('keydown', function (ev) {
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
       var k = ev.key.toLowerCase();
