@@ -256,6 +256,7 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
   LowerToLLVMOptions lowering;
   lowering.kernelMinFlops = options.kernelMinFlops;
   lowering.parallelMinWork = options.parallelMinWork;
+  lowering.reassociateReductions = options.reassociateReductions;
   buildLowerToLLVMPipeline(pm, lowering);
   attachPassContext(pm, "hwagent-run",
                     options.inputFile.empty() ? "the module"

@@ -64,6 +64,9 @@ struct RunnerOptions {
   int64_t kernelMinFlops = kDefaultKernelMinFlops;
   /// hwagent-lower-to-llvm's parallel-min-work (-1: every loop inline).
   int64_t parallelMinWork = kDefaultParallelMinWork;
+  /// hwagent-lower-to-llvm's reassociate-reductions (false: every sum in its
+  /// sequential order, not vectorized).
+  bool reassociateReductions = true;
   uint64_t seed = 1;
   float inputScale = 1.0f;
   /// Argument index updated by each result after the loss (empty: from

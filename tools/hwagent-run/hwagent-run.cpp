@@ -149,6 +149,11 @@ static cl::opt<int64_t> parallelMinWork(
              "iterations) run on the runtime's threads (-1 = none: every "
              "loop on the calling thread)"),
     cl::init(mlir::hwagent::kDefaultParallelMinWork), cl::cat(runCategory));
+static cl::opt<bool> reassociateReductions(
+    "reassociate-reductions",
+    cl::desc("Reassociate floating-point reductions so that they run as "
+             "vector loops (false: each sum in its sequential order)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> kernelStats(
     "kernel-stats",
     cl::desc("List every contraction kernel call site with its measured "
@@ -332,6 +337,7 @@ static bool runnerOptions(RunnerOptions &options, PageFiles &page,
   options.partitionOptions = partitionOptions;
   options.kernelMinFlops = kernelMinFlops;
   options.parallelMinWork = parallelMinWork;
+  options.reassociateReductions = reassociateReductions;
   options.seed = seed;
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());

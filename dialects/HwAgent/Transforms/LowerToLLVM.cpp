@@ -24,19 +24,26 @@
 using namespace mlir;
 
 std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
-                                               int64_t parallelMinWork) {
+                                               int64_t parallelMinWork,
+                                               bool reassociateReductions) {
   std::string kernels = kernelMinFlops < 0
                             ? std::string()
                             : "hwagent-linalg-to-kernels{min-flops=" +
                                   std::to_string(kernelMinFlops) + "}, ";
-  std::string loops =
-      parallelMinWork < 0
-          ? "func.func(hwagent-order-loops, convert-linalg-to-loops), "
-            "hwagent-outline-chunks, func.func(hwagent-split-long-blocks), "
-          : "func.func(hwagent-order-loops, convert-linalg-to-parallel-loops), "
-            "hwagent-outline-chunks, func.func(hwagent-split-long-blocks), "
-            "hwagent-outline-parallel-loops{min-work=" +
-                std::to_string(parallelMinWork) + "}, ";
+  // Reductions are marked for the vectorizer once their loops are ordered
+  // and before they become loops (docs/cpu-backend.md, "Reductions").
+  std::string loops = "func.func(hwagent-order-loops, ";
+  if (reassociateReductions)
+    loops += "hwagent-reassociate-reductions, ";
+  if (parallelMinWork < 0) {
+    loops += "convert-linalg-to-loops), hwagent-outline-chunks, "
+             "func.func(hwagent-split-long-blocks), ";
+  } else {
+    loops += "convert-linalg-to-parallel-loops), hwagent-outline-chunks, "
+             "func.func(hwagent-split-long-blocks), "
+             "hwagent-outline-parallel-loops{min-work=" +
+             std::to_string(parallelMinWork) + "}, ";
+  }
   return kernels + "hwagent-expand-strided-copies, hwagent-share-loop-nests, " +
          loops +
          "expand-strided-metadata, "
@@ -70,8 +77,8 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
       "ownership-based-buffer-deallocation, canonicalize, "
       "bufferization-lower-deallocations, cse, canonicalize, "
       "convert-bufferization-to-memref, " +
-      getBufferLoweringPipeline(options.kernelMinFlops,
-                                options.parallelMinWork);
+      getBufferLoweringPipeline(options.kernelMinFlops, options.parallelMinWork,
+                                options.reassociateReductions);
   // The pipeline is a constant of this file: failing to parse it is a bug.
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("hwagent-lower-to-llvm: bad built-in pipeline");
@@ -83,6 +90,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerConvertLinalgToParallelLoopsPass();
   registerOutlineParallelLoops();
   registerOrderLoops();
+  registerReassociateReductions();
   registerFuseElementwise();
   registerApproximateMath();
   registerDefineParallelDispatch();

@@ -160,6 +160,13 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "(body ops x iterations) run on the runtime's threads; "
                      "-1 = none (every loop inline, on the calling thread)"),
       llvm::cl::init(kDefaultParallelMinWork)};
+  PassOptions::Option<bool> reassociateReductions{
+      *this, "reassociate-reductions",
+      llvm::cl::desc("Let the JIT vectorize floating-point reductions by "
+                     "reassociating their sums "
+                     "(hwagent-reassociate-reductions); false keeps each "
+                     "sum in its sequential order"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the passes from lowered (hwagent-free) tensor code to the LLVM
@@ -172,7 +179,8 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 /// hwagent-calibrate measures.
 std::string
 getBufferLoweringPipeline(int64_t kernelMinFlops = kDefaultKernelMinFlops,
-                          int64_t parallelMinWork = kDefaultParallelMinWork);
+                          int64_t parallelMinWork = kDefaultParallelMinWork,
+                          bool reassociateReductions = true);
 
 /// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
 /// passes it uses.

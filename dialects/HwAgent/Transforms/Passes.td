@@ -427,6 +427,26 @@ def OrderLoops : Pass<"hwagent-order-loops", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ReassociateReductions : Pass<"hwagent-reassociate-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Let the JIT vectorize floating-point reductions";
+  let description = [{
+    On bufferized linalg.generic ops with reduction loops whose body
+    accumulates into the output with one associative floating-point op
+    (arith.addf, mulf, maximumf, minimumf, maxnumf, minnumf): merges the
+    innermost reduction loops that every operand walks contiguously into one
+    loop (NCHW's h and w: a loop long enough to vectorize instead of a
+    width of 8-16 that LLVM unrolls fully) and marks the accumulating op
+    `fastmath<reassoc>`, so that LLVM's loop vectorizer may split the sum
+    into vector lanes. Run after hwagent-order-loops (which puts the
+    unit-stride loop innermost) and before convert-linalg-to-loops. Each
+    output element is still summed by one thread in an order fixed at
+    compile time: results do not depend on the thread count.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def OutlineParallelLoops : Pass<"hwagent-outline-parallel-loops", "::mlir::ModuleOp"> {
   let summary = "Run the large top-level scf.parallel loops on the runtime's threads";
   let description = [{
