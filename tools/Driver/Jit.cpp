@@ -1,6 +1,7 @@
 //===- Jit.cpp - JIT-compile lowered code for this machine ----------------===//
 
 #include "Driver/Jit.h"
+#include "Driver/JitParts.h"
 
 #include "HwAgent/Version.h"
 #include "hwagent_rt/hwagent_abi.h"
@@ -9,7 +10,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Analysis/CFG.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
@@ -33,7 +33,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,70 +41,12 @@
 
 using namespace mlir;
 using namespace mlir::hwagent;
+using namespace mlir::hwagent::jit;
 
 using Clock = std::chrono::steady_clock;
 
 static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-/// Whether `function` computes on floating-point data (scalar or vector):
-/// the loops that do a step's work do, the runtime checks and bookkeeping
-/// around the calls (ownership of buffers, pointer comparisons) do not.
-static bool touchesFloats(const llvm::Function &function) {
-  auto isFloat = [](llvm::Type *type) {
-    return type->getScalarType()->isFloatingPointTy();
-  };
-  for (const llvm::BasicBlock &block : function)
-    for (const llvm::Instruction &inst : block) {
-      if (isFloat(inst.getType()))
-        return true;
-      for (const llvm::Value *operand : inst.operands())
-        if (isFloat(operand->getType()))
-          return true;
-    }
-  return false;
-}
-
-/// Whether `function` is glue: its longest block exceeds `kLongBlock`
-/// instructions (the entry points and outlined parts that unpack and pass
-/// hundreds of memref descriptors and free the step's buffers) and it has no
-/// loop or computes on no floating-point data. Glue runs for microseconds
-/// per step, while SelectionDAG's dependence graph grows with the square of
-/// its blocks and every descriptor crosses a call as an aggregate that fast
-/// instruction selection cannot take (seconds per function on an imported
-/// GPT or MobileNetV2). The loops that do the work are never glue.
-static bool isGlue(const llvm::Function &function) {
-  constexpr size_t kLongBlock = 400;
-  if (function.isDeclaration())
-    return false;
-  size_t longest = 0;
-  for (const llvm::BasicBlock &block : function)
-    longest = std::max(longest, block.size());
-  if (longest <= kLongBlock)
-    return false;
-  SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
-      backEdges;
-  llvm::FindFunctionBackedges(function, backEdges);
-  return backEdges.empty() || !touchesFloats(function);
-}
-
-/// Marks `function` for code generation's fast paths inside an optimized
-/// part: `optnone` skips the instruction scheduler and takes fast register
-/// allocation.
-static void markFastCodegen(llvm::Function &function) {
-  function.removeFnAttr(llvm::Attribute::AlwaysInline);
-  function.addFnAttr(llvm::Attribute::NoInline);
-  function.addFnAttr(llvm::Attribute::OptimizeNone);
-}
-
-/// After optimization: functions of a work part that became glue (blocks
-/// grown long by inlining or unrolling) get the fast paths too.
-static void fastCodegenForGlue(llvm::Module &module) {
-  for (llvm::Function &function : module)
-    if (!function.hasFnAttribute(llvm::Attribute::OptimizeNone) &&
-        isGlue(function))
-      markFastCodegen(function);
 }
 
 /// LLVM's -O1 module pipeline for `machine`, without loop interleaving.
@@ -126,25 +67,6 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O1);
   pipeline.run(module, modules);
 }
-
-namespace {
-/// One part of the module on its way to an object: its bitcode (what the
-/// cache key hashes), then either the cached object or the one compiled
-/// here, written to the cache through `store`.
-struct Part {
-  /// Glue only: compiled unoptimized with GlobalISel (below).
-  bool glue = false;
-  /// Its functions' LLVM instructions (what its compile time scales with).
-  size_t instructions = 0;
-  llvm::SmallVector<char, 0> bitcode;
-  llvm::SmallVector<char, 0> object;
-  std::unique_ptr<llvm::MemoryBuffer> cached;
-  llvm::AddStreamFn store;
-  std::string error;
-  double optimize = 0;
-  double codegen = 0;
-};
-} // namespace
 
 /// HWAGENT_JIT_DUMP=file writes the optimized LLVM IR the JIT compiles (for
 /// llc / perf comparisons, docs/building.md): one file, or `file.N` per part
@@ -216,78 +138,6 @@ static unsigned requestedThreads(unsigned requested) {
 /// writing and reading the parts costs (unless a thread count was asked
 /// for: then the module is split into that many parts whatever its size).
 static constexpr size_t kSplitInstructions = 20000;
-
-/// Gives every local symbol of `module` a name and external, hidden
-/// linkage, so that parts compiled apart link (as llvm::SplitModule does).
-static void externalizeLocals(llvm::Module &module) {
-  unsigned unnamed = 0;
-  auto externalize = [&](llvm::GlobalValue &value) {
-    if (!value.hasLocalLinkage())
-      return;
-    if (!value.hasName())
-      value.setName("__hwagent_jit_local." + llvm::Twine(unnamed++));
-    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
-    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
-  };
-  for (llvm::Function &function : module)
-    externalize(function);
-  for (llvm::GlobalVariable &variable : module.globals())
-    externalize(variable);
-  for (llvm::GlobalAlias &alias : module.aliases())
-    externalize(alias);
-}
-
-/// Splits `module` into linkable parts and writes each part's bitcode: the
-/// glue functions (if any) into a part of their own, the others spread over
-/// `workParts` parts by size, largest first onto the lightest part (so that
-/// the threads finish together, where round robin left one part with most
-/// of the work). Global variables go to the first part. Returns the parts
-/// ordered by size, largest first (the order they are handed to threads).
-static SmallVector<Part> splitModule(llvm::Module &module,
-                                     ArrayRef<llvm::Function *> glue,
-                                     unsigned workParts) {
-  externalizeLocals(module);
-  SmallVector<Part> parts(workParts);
-  llvm::DenseMap<const llvm::Function *, unsigned> owner;
-  if (!glue.empty()) {
-    Part &gluePart = parts.emplace_back();
-    gluePart.glue = true;
-    for (llvm::Function *function : glue) {
-      owner[function] = parts.size() - 1;
-      gluePart.instructions += function->getInstructionCount();
-    }
-  }
-  SmallVector<llvm::Function *> work;
-  for (llvm::Function &function : module)
-    if (!function.isDeclaration() && !owner.count(&function))
-      work.push_back(&function);
-  llvm::stable_sort(work, [](llvm::Function *a, llvm::Function *b) {
-    return a->getInstructionCount() > b->getInstructionCount();
-  });
-  for (llvm::Function *function : work) {
-    auto lightest = std::min_element(parts.begin(), parts.begin() + workParts,
-                                     [](const Part &a, const Part &b) {
-                                       return a.instructions < b.instructions;
-                                     });
-    owner[function] = lightest - parts.begin();
-    lightest->instructions += function->getInstructionCount();
-  }
-  for (unsigned i = 0; i < parts.size(); ++i) {
-    llvm::ValueToValueMapTy map;
-    std::unique_ptr<llvm::Module> part =
-        llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
-          if (const auto *function = dyn_cast<llvm::Function>(value))
-            return owner.lookup(function) == i;
-          return i == 0;
-        });
-    llvm::raw_svector_ostream os(parts[i].bitcode);
-    llvm::WriteBitcodeToFile(*part, os);
-  }
-  llvm::stable_sort(parts, [](const Part &a, const Part &b) {
-    return a.instructions > b.instructions;
-  });
-  return parts;
-}
 
 /// Compiles the parts the cache did not have, each on its own thread in its
 /// own LLVMContext (read back from its bitcode).

@@ -94,6 +94,11 @@ void printHeader(const RunShow &show, Trainer &trainer);
 /// the parameters as given when there is held-out data, says there is
 /// nothing to run otherwise. The exit status.
 int runWithoutSteps(const RunShow &show, Trainer &trainer);
+/// After the run: where the parameters (--save) and the outputs
+/// (--outputs) were written, and the signal (`signalName`) that stopped it.
+void printWhatWasWritten(const TrainingSummary &summary,
+                         llvm::StringRef savePath, llvm::StringRef outputsPath,
+                         llvm::StringRef signalName);
 /// After the run: losses, wall times and memory, energy, the kernels'
 /// throughput, where the wall time went, re-partitions and regret.
 void printSummary(const RunShow &show, Trainer &trainer);

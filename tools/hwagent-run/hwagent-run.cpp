@@ -530,19 +530,8 @@ int main(int argc, char **argv) {
   if (!trainer->run(progressOutput, stopRequested, llvm::errs()))
     return 1;
   const TrainingSummary &summary = trainer->getSummary();
-  if (summary.savedStep >= 0)
-    llvm::outs() << llvm::formatv("hwagent-run: saved the parameters after "
-                                  "step {0} to {1}\n",
-                                  summary.savedStep, savePath);
-  if (summary.outputsStep >= 0)
-    llvm::outs() << llvm::formatv("hwagent-run: wrote the outputs of step {0} "
-                                  "to {1}\n",
-                                  summary.outputsStep, outputsPath);
-  if (summary.stopped)
-    llvm::outs() << llvm::formatv("hwagent-run: stopped by {0} after {1} "
-                                  "steps\n",
-                                  stopSignal == SIGTERM ? "SIGTERM" : "SIGINT",
-                                  summary.ran);
+  printWhatWasWritten(summary, savePath, outputsPath,
+                      stopSignal == SIGTERM ? "SIGTERM" : "SIGINT");
   printSummary(show, *trainer);
   hwagent_regret_t regret = {};
   if (adaptive || simulateCpu)
