@@ -29,6 +29,7 @@
 #include "HwAgent/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::hwagent {
@@ -60,20 +61,15 @@ Operation *accumulator(linalg::GenericOp op) {
 }
 
 /// Whether the dimensions `first`..`first + count - 1` of `type` can be
-/// merged into one without a copy (static sizes, each stride the next one
-/// times its size).
+/// merged into one without a copy (memref.collapse_shape's own rule).
 bool contiguous(MemRefType type, unsigned first, unsigned count) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  for (unsigned d = first; d + 1 < first + count; ++d)
-    if (ShapedType::isDynamic(type.getDimSize(d + 1)) ||
-        ShapedType::isDynamic(strides[d]) ||
-        ShapedType::isDynamic(strides[d + 1]) ||
-        strides[d] != strides[d + 1] * type.getDimSize(d + 1))
-      return false;
-  return true;
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d < unsigned(type.getRank()); ++d)
+    if (d <= first || d >= first + count)
+      groups.push_back({int64_t(d)});
+    else
+      groups.back().push_back(d);
+  return memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups);
 }
 
 /// The innermost loops of `op` that are all reductions and can become one
