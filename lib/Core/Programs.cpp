@@ -14,6 +14,34 @@
 using namespace hwcore;
 using namespace hwcore::detail;
 
+/// How many of the best distinct starting placements the local search
+/// refines (solveStep).
+static constexpr size_t kRefinedStarts = 4;
+
+/// Refines `starts` (exact objective, labels) best first until the
+/// evaluator has made `budget` evaluations, at most kRefinedStarts of
+/// them, and returns the best result (`moves`: the moves it took).
+static StepPlan
+refineStarts(const StepGraph &graph, Evaluator &evaluator,
+             std::vector<std::pair<double, std::vector<unsigned>>> &starts,
+             unsigned budget, unsigned &moves) {
+  std::stable_sort(
+      starts.begin(), starts.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
+  StepPlan best;
+  for (size_t i = 0; i < std::min<size_t>(starts.size(), kRefinedStarts) &&
+                     (i == 0 || evaluator.evaluations < budget);
+       ++i) {
+    StepPlan plan = evaluator.evaluate(starts[i].second);
+    unsigned taken = refine(graph, evaluator, plan, budget);
+    if (i == 0 || plan.objective < best.objective) {
+      best = std::move(plan);
+      moves = taken;
+    }
+  }
+  return best;
+}
+
 std::optional<unsigned> StepGraph::labelOf(BackendKind kind) const {
   for (unsigned l = 0; l < backends.size(); ++l)
     if (backends[l].kind == kind)
@@ -193,14 +221,12 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
 
   // Candidates priced exactly: both surrogates' optima and every baseline
   // (so the result is never worse than a baseline).
-  std::vector<unsigned> bestLabels;
-  double bestTotal = kInf;
+  std::vector<std::pair<double, std::vector<unsigned>>> starts;
   auto consider = [&](const std::vector<unsigned> &labels) {
-    double total = evaluator.total(labels);
-    if (bestLabels.empty() || total < bestTotal) {
-      bestTotal = total;
-      bestLabels = labels;
-    }
+    for (const auto &start : starts)
+      if (start.second == labels)
+        return;
+    starts.emplace_back(evaluator.total(labels), labels);
   };
   // Surrogates in the objective's unit; in both for the energy-delay
   // product and under a power cap (fast and frugal candidates).
@@ -224,12 +250,15 @@ std::optional<StepSolution> hwcore::solveStep(const StepGraph &graph,
     if (s != Strategy::optimal)
       consider(baseline(s));
   // Exact evaluations are O(regions + edges): bound the refinement's work.
+  // The refinement is a local search: the best start is refined first, and
+  // what its convergence leaves of the budget refines the next distinct
+  // starts (up to kRefinedStarts); the best result is kept. On the ByteIR
+  // ResNet-18 step the best start's basin was 4 % above another start's.
   double work = double(n) * L + double(graph.edges.size()) + 1;
   unsigned budget =
       evaluator.evaluations + unsigned(std::clamp(4e6 / work, 24.0, 4000.0));
-  StepPlan best = evaluator.evaluate(bestLabels);
-  solution.moves = refine(graph, evaluator, best, budget);
-  solution.plan = std::move(best);
+  solution.plan =
+      refineStarts(graph, evaluator, starts, budget, solution.moves);
   solution.evaluations = evaluator.evaluations;
   solution.lowerBound = lowerBound(graph, edges, &solution.cuts);
   return solution;
