@@ -26,7 +26,7 @@
 
 // Under a cap below the GPU's power (42 W at its peak here) the GPU clocks
 // down (power ~ f^3, docs/targets.md "DVFS"): at 20 W it keeps 0.78 of its
-// clock and stays the fastest (16.06 ms against 12.64 ms at the peak; the
+// clock and stays the fastest (16.05 ms against 12.63 ms at the peak; the
 // ANE takes 23.24 ms); under 5 W the GPU would need 0.48 of its clock and
 // the ANE is faster. Under a cap no placement meets even at the lowest
 // clock (below the 0.2 W static power), an error says so with the lowest
@@ -36,7 +36,7 @@
 // CAP: objective time under a 20.00 W cap
 // RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false summary=true power-cap=20" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CLOCK
 // CLOCK: hwagent partition of @gemm for apple-m4-max (strategy optimal, power cap 20.00 W met at 0.78 of the peak clock;
-// CLOCK: predicted step time: optimal 16.06 ms, {{.*}}, ane 23.24 ms, gpu 16.06 ms
+// CLOCK: predicted step time: optimal 16.05 ms, {{.*}}, ane 23.24 ms, gpu 16.05 ms
 // CLOCK: average power 20.00 W
 // RUN: hwagent-opt %s --partition-backends="target=apple-m4-max training=false explain=true power-cap=5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP5
 // CAP5: remark: program 0 on ane (simulated)
