@@ -114,6 +114,23 @@ HELD_OUT = conv_sweep_rows(CONV_SWEEP_M4, "apple-m4", "M4", M4_FILE) + [
     ("conv 3x3 x20 chain C=128 256x256, GPU, M1", "conv3x3_chain20_c128_256", "apple-m1", "gpu", "",
      129.10 * MS, "freedomtan/measure_ane_capacity README: M1 GPU 2.99 TOPS"),
 ]
+# Whole networks on the phones as Apple's own tool reports them (issue 36
+# item 4; added 2026-12-07, nothing chosen against them): Core ML, fp16,
+# batch 1, 224 x 224, compute units `all`, the median of Xcode's
+# Performance tab (iOS 17, Xcode 15), from coremltools' docs-guides
+# opt-quantization-perf.md ("Latency in ms (per batch) on iPhone 14 Pro |
+# iPhone 15 Pro") and opt-palettization-perf.md. Device time as Core ML
+# reports it: no image decoding, no Python; docs/validation.md "What a
+# prediction means" sets them beside harness-inclusive figures.
+XCODE = "coremltools docs-guides opt-quantization-perf.md (Xcode Performance tab, median)"
+HELD_OUT += [
+    ("ResNet-50-224, Core ML all, A16", "resnet50", "apple-a16", "optimal", "", 1.52 * MS, XCODE),
+    ("ResNet-50-224, Core ML all, A17 Pro", "resnet50", "apple-a17-pro", "optimal", "", 1.38 * MS, XCODE),
+    ("MobileNetV2-224, Core ML all, A16", "mobilenetv2", "apple-a16", "optimal", "", 0.48 * MS, XCODE),
+    ("MobileNetV2-224, Core ML all, A17 Pro", "mobilenetv2", "apple-a17-pro", "optimal", "", 0.49 * MS, XCODE),
+    ("MobileNetV3-Small-224, Core ML all, A16", "mobilenetv3small", "apple-a16", "optimal", "", 0.13 * MS,
+     "coremltools docs-guides opt-palettization-perf.md (Xcode Performance tab, median)"),
+]
 COMPARISONS += conv_sweep_comparisons(CONV_SWEEP_M4_MAX, "M4 Max")
 HELD_OUT_COMPARISONS = conv_sweep_comparisons(CONV_SWEEP_M4, "M4") + [
     ("conv 3x3 x20 chain C=128 256x256, ANE, M1", "conv 3x3 x20 chain C=128 256x256, GPU, M1")]
