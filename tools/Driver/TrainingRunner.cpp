@@ -257,6 +257,7 @@ bool TrainingRunner::lowerAndJit(llvm::raw_ostream &errs) {
   lowering.kernelMinFlops = options.kernelMinFlops;
   lowering.parallelMinWork = options.parallelMinWork;
   lowering.reassociateReductions = options.reassociateReductions;
+  lowering.mergeParallelLoops = options.mergeParallelLoops;
   buildLowerToLLVMPipeline(pm, lowering);
   attachPassContext(pm, "hwagent-run",
                     options.inputFile.empty() ? "the module"

@@ -67,6 +67,8 @@ struct RunnerOptions {
   /// hwagent-lower-to-llvm's reassociate-reductions (false: every sum in its
   /// sequential order, not vectorized).
   bool reassociateReductions = true;
+  /// hwagent-lower-to-llvm's merge-parallel-loops.
+  bool mergeParallelLoops = true;
   uint64_t seed = 1;
   float inputScale = 1.0f;
   /// Argument index updated by each result after the loss (empty: from

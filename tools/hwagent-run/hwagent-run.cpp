@@ -154,6 +154,10 @@ static cl::opt<bool> reassociateReductions(
     cl::desc("Reassociate floating-point reductions so that they run as "
              "vector loops (false: each sum in its sequential order)"),
     cl::init(true), cl::cat(runCategory));
+static cl::opt<bool> mergeParallelLoops(
+    "merge-parallel-loops",
+    cl::desc("Merge contiguous innermost parallel loops (false: nested)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> kernelStats(
     "kernel-stats",
     cl::desc("List every contraction kernel call site with its measured "
@@ -338,6 +342,7 @@ static bool runnerOptions(RunnerOptions &options, PageFiles &page,
   options.kernelMinFlops = kernelMinFlops;
   options.parallelMinWork = parallelMinWork;
   options.reassociateReductions = reassociateReductions;
+  options.mergeParallelLoops = mergeParallelLoops;
   options.seed = seed;
   options.inputScale = inputScale;
   options.paramArgs.assign(paramArgs.begin(), paramArgs.end());

@@ -25,7 +25,8 @@ using namespace mlir;
 
 std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
                                                int64_t parallelMinWork,
-                                               bool reassociateReductions) {
+                                               bool reassociateReductions,
+                                               bool mergeParallelLoops) {
   std::string kernels = kernelMinFlops < 0
                             ? std::string()
                             : "hwagent-linalg-to-kernels{min-flops=" +
@@ -35,6 +36,8 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
   std::string loops = "func.func(hwagent-order-loops, ";
   if (reassociateReductions)
     loops += "hwagent-reassociate-reductions, ";
+  if (mergeParallelLoops)
+    loops += "hwagent-merge-parallel-loops, ";
   if (parallelMinWork < 0) {
     loops += "convert-linalg-to-loops), hwagent-outline-chunks, "
              "func.func(hwagent-split-long-blocks), ";
@@ -78,7 +81,8 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
       "bufferization-lower-deallocations, cse, canonicalize, "
       "convert-bufferization-to-memref, " +
       getBufferLoweringPipeline(options.kernelMinFlops, options.parallelMinWork,
-                                options.reassociateReductions);
+                                options.reassociateReductions,
+                                options.mergeParallelLoops);
   // The pipeline is a constant of this file: failing to parse it is a bug.
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("hwagent-lower-to-llvm: bad built-in pipeline");
@@ -91,6 +95,7 @@ void hwagent::registerLowerToLLVMPipeline() {
   registerOutlineParallelLoops();
   registerOrderLoops();
   registerReassociateReductions();
+  registerMergeParallelLoops();
   registerFuseElementwise();
   registerApproximateMath();
   registerDefineParallelDispatch();

@@ -167,6 +167,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "(hwagent-reassociate-reductions); false keeps each "
                      "sum in its sequential order"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> mergeParallelLoops{
+      *this, "merge-parallel-loops",
+      llvm::cl::desc("Merge the contiguous innermost parallel loops of each "
+                     "op into one that the JIT vectorizes "
+                     "(hwagent-merge-parallel-loops)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the passes from lowered (hwagent-free) tensor code to the LLVM
@@ -180,7 +186,8 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 std::string
 getBufferLoweringPipeline(int64_t kernelMinFlops = kDefaultKernelMinFlops,
                           int64_t parallelMinWork = kDefaultParallelMinWork,
-                          bool reassociateReductions = true);
+                          bool reassociateReductions = true,
+                          bool mergeParallelLoops = true);
 
 /// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
 /// passes it uses.

@@ -24,6 +24,12 @@
 // not change between runs; they do differ in the last bits from the
 // sequential order (docs/cpu-backend.md, "Reductions").
 //
+// hwagent-merge-parallel-loops, its sibling, merges the innermost parallel
+// loops of elementwise ops, copies and fills the same way (NCHW's h and w:
+// BatchNorm, ReLU6, residual adds, their gradients, the zeros a contraction
+// accumulates into), never the outermost loop, which the threads share.
+// The ops of each element do not change: results are bit-identical.
+//
 //===----------------------------------------------------------------------===//
 
 #include "HwAgent/Transforms/Passes.h"
@@ -33,6 +39,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::hwagent {
+#define GEN_PASS_DEF_MERGEPARALLELLOOPS
 #define GEN_PASS_DEF_REASSOCIATEREDUCTIONS
 #include "HwAgent/Transforms/Passes.h.inc"
 } // namespace mlir::hwagent
@@ -72,11 +79,28 @@ bool contiguous(MemRefType type, unsigned first, unsigned count) {
   return memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups);
 }
 
-/// The innermost loops of `op` that are all reductions and can become one
-/// loop: every operand indexes them as consecutive dimensions of its own,
-/// and those dimensions lie contiguously in its memory. Empty when fewer
+/// The static trip count of loops `group` of `op` (nothing if one is
+/// dynamic).
+std::optional<int64_t> groupTrips(linalg::LinalgOp op,
+                                  ArrayRef<int64_t> group) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t trips = 1;
+  for (int64_t l : group) {
+    if (ShapedType::isDynamic(ranges[l]))
+      return std::nullopt;
+    trips *= ranges[l];
+  }
+  return trips;
+}
+
+/// The innermost loops of `op` that are all of kind `kind` and can become
+/// one loop: every operand indexes them as consecutive dimensions of its
+/// own, and those dimensions lie contiguously in its memory. Grown from the
+/// innermost loop outwards, down to loop `lowest` at most and no further
+/// once the group has `enough` iterations (0: no limit). Empty when fewer
 /// than two.
-ReassociationIndices innerReductionGroup(linalg::GenericOp op) {
+ReassociationIndices innerGroup(linalg::LinalgOp op, utils::IteratorType kind,
+                                unsigned lowest, int64_t enough) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
@@ -84,9 +108,14 @@ ReassociationIndices innerReductionGroup(linalg::GenericOp op) {
   if (!llvm::all_of(maps,
                     [](AffineMap map) { return map.isProjectedPermutation(); }))
     return best;
-  for (unsigned first = numLoops; first-- > 0;) {
-    if (iterators[first] != utils::IteratorType::reduction)
+  for (unsigned first = numLoops; first-- > lowest;) {
+    if (iterators[first] != kind)
       break;
+    if (enough > 0 && best.size() >= 2) {
+      std::optional<int64_t> trips = groupTrips(op, best);
+      if (!trips || *trips >= enough)
+        break;
+    }
     ReassociationIndices group;
     for (unsigned l = first; l < numLoops; ++l)
       group.push_back(l);
@@ -114,6 +143,30 @@ ReassociationIndices innerReductionGroup(linalg::GenericOp op) {
   return best;
 }
 
+/// Merges loops `group` of `op` (a linalg.generic, copy or fill; a fill
+/// becomes a generic) into one (memref.collapse_shape of the operands);
+/// returns the new op, or `op` where it cannot.
+linalg::LinalgOp mergeLoops(linalg::LinalgOp op,
+                            const ReassociationIndices &group,
+                            RewriterBase &rewriter) {
+  if (group.empty() || op.hasIndexSemantics())
+    return op;
+  rewriter.setInsertionPoint(op);
+  if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation())) {
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return op;
+    op = *generic;
+  }
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, {group}, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.eraseOp(op);
+  return collapsed->collapsedOp;
+}
+
 /// Adds `reassoc` to the fast-math flags of `op`.
 void markReassoc(Operation *op) {
   auto fastMath = cast<arith::ArithFastMathInterface>(op);
@@ -135,18 +188,32 @@ struct ReassociateReductionsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : ops) {
-      ReassociationIndices group = innerReductionGroup(op);
-      if (!group.empty() && !op.hasIndexSemantics()) {
-        rewriter.setInsertionPoint(op);
-        FailureOr<linalg::CollapseResult> collapsed =
-            linalg::collapseOpIterationDims(op, {group}, rewriter);
-        if (succeeded(collapsed)) {
-          rewriter.eraseOp(op);
-          op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
-        }
-      }
-      markReassoc(accumulator(op));
+      linalg::LinalgOp merged = mergeLoops(
+          op, innerGroup(op, utils::IteratorType::reduction, 0, 0), rewriter);
+      markReassoc(accumulator(cast<linalg::GenericOp>(merged.getOperation())));
     }
+  }
+};
+
+struct MergeParallelLoopsPass
+    : public hwagent::impl::MergeParallelLoopsBase<MergeParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::GenericOp, linalg::CopyOp, linalg::FillOp>(
+              op.getOperation()) &&
+          op.hasPureBufferSemantics() && op.getNumLoops() > 2)
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    // Loop 0 stays as it is: the outermost parallel loop, which
+    // hwagent-outline-parallel-loops hands to the threads.
+    for (linalg::LinalgOp op : ops)
+      (void)mergeLoops(
+          op, innerGroup(op, utils::IteratorType::parallel, 1, innerTrips),
+          rewriter);
   }
 };
 
