@@ -131,6 +131,10 @@ void OnlineModel::advance(const bool *measured) {
   }
 }
 
+/// How closely (log) two backends' slowdowns must agree to be read as one
+/// throttle of the whole chip.
+static const double kChipWideAgreement = std::log(1.1);
+
 void OnlineModel::followChipWide(const bool *measured) {
   double excess[kNumBackends] = {};
   double least = std::numeric_limits<double>::infinity();
@@ -147,7 +151,7 @@ void OnlineModel::followChipWide(const bool *measured) {
     for (int a = 0; a < kNumBackends; ++a)
       if (measured[b] && !wasMeasured[b] && wasMeasured[a] && a != b &&
           std::min(lastExcess[a], excess[b]) > kChangeLogFactor &&
-          std::abs(lastExcess[a] - excess[b]) < kChangeLogFactor)
+          std::abs(lastExcess[a] - excess[b]) < kChipWideAgreement)
         chipWide = std::max(chipWide, std::min(lastExcess[a], excess[b]));
   // It lasts while what runs stays slowed by as much.
   chipWide = least < kChangeLogFactor ? 0.0 : std::min(chipWide, least);

@@ -161,4 +161,26 @@ TEST_F(AdaptiveProbes, ChipWideThrottleIsLearnedFromOneProbe) {
   EXPECT_EQ(model.chipWideLog(), 0.0);
 }
 
+TEST_F(AdaptiveProbes, TwoContentionsThatDisagreeAreNoThrottle) {
+  // The ANE slows 3x and a probe finds the CPU contended too, but 2.6x:
+  // 14 % apart, two slowdowns of their own, not one of the chip (until
+  // 2026-12-07 the 25 % change threshold let them pass for one, and the
+  // CPU's recovery was never probed: the transformer on apple-a16, 48.7 %
+  // regret on the scenario suite's seed 10). The CPU then recovers while
+  // the ANE stays slowed: it is probed again and taken.
+  for (int s = 0; s < 100; ++s)
+    step(1e-3, 1.0);
+  int probes = 0;
+  for (int s = 0; s < 10; ++s)
+    probes += step(3e-3, 1.0, 0, 3.35e-3).action == Decision::probe;
+  EXPECT_GE(probes, 1);
+  EXPECT_EQ(model.chipWideLog(), 0.0);
+  int switchedAfter = -1;
+  for (int s = 0; s < 150 && switchedAfter < 0; ++s)
+    if (step(3e-3, 1.0).switchWorthIt())
+      switchedAfter = s;
+  EXPECT_GE(switchedAfter, 0);
+  EXPECT_LE(switchedAfter, 100);
+}
+
 } // namespace
