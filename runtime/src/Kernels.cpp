@@ -234,20 +234,22 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
 
   // Threads for this call: each should get a few MFLOP of work, or waking
   // it costs more than it saves (small GEMMs run on one). A convolution
-  // primitive splits its own loops with no packing: it pays from a quarter
-  // of that (docs/cpu-backend.md, "Threads of small convolutions").
+  // primitive splits its own loops with no packing: it pays from an eighth
+  // of that (docs/cpu-backend.md, "Threads of small convolutions"); a
+  // convolution oneDNN cannot take falls back to SGEMM with SGEMM's team.
   thread_local int current = -1;
   int allowed = hwagent_rt::threadLimit();
-  bool primitive =
-      p.convolution && convolutionPrimitives() != ConvolutionPrimitives::None;
-  double perThread = primitive ? kConvolutionWorkPerThread : kGemmWorkPerThread;
-  int threads = static_cast<int>(std::clamp<double>(
-      flops / (M * N * K > 0 ? perThread : 1.0), 1.0, allowed));
-  if (threads != current) {
-    omp_set_num_threads(threads);
-    current = threads;
-  }
+  auto teamOf = [&](double perThread) {
+    int threads = static_cast<int>(std::clamp<double>(
+        flops / (M * N * K > 0 ? perThread : 1.0), 1.0, allowed));
+    if (threads != current) {
+      omp_set_num_threads(threads);
+      current = threads;
+    }
+    return threads;
+  };
   if (p.convolution && convolutionPrimitives() != ConvolutionPrimitives::None) {
+    int threads = teamOf(kConvolutionWorkPerThread);
     auto [entry, inserted] = p.convolutionKernels.try_emplace(threads);
     if (inserted)
       entry->second = makeConvolution(*p.convolution, ops, extents, threads);
@@ -257,6 +259,7 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
       return;
     }
   }
+  int threads = teamOf(kGemmWorkPerThread);
 
   // Block K and M so that packed operands stay within the budget.
   // Packed blocks of a few MiB per thread: the pack writes them and SGEMM
