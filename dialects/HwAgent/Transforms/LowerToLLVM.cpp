@@ -23,10 +23,10 @@
 
 using namespace mlir;
 
-std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
-                                               int64_t parallelMinWork,
-                                               bool reassociateReductions,
-                                               bool mergeParallelLoops) {
+std::string
+hwagent::getBufferLoweringPipeline(const LowerToLLVMOptions &options) {
+  int64_t kernelMinFlops = options.kernelMinFlops;
+  int64_t parallelMinWork = options.parallelMinWork;
   std::string kernels = kernelMinFlops < 0
                             ? std::string()
                             : "hwagent-linalg-to-kernels{min-flops=" +
@@ -34,9 +34,9 @@ std::string hwagent::getBufferLoweringPipeline(int64_t kernelMinFlops,
   // Reductions are marked for the vectorizer once their loops are ordered
   // and before they become loops (docs/cpu-backend.md, "Reductions").
   std::string loops = "func.func(hwagent-order-loops, ";
-  if (reassociateReductions)
+  if (options.reassociateReductions)
     loops += "hwagent-reassociate-reductions, ";
-  if (mergeParallelLoops)
+  if (options.mergeParallelLoops)
     loops += "hwagent-merge-parallel-loops, ";
   if (parallelMinWork < 0) {
     loops += "convert-linalg-to-loops), hwagent-outline-chunks, "
@@ -80,9 +80,7 @@ void hwagent::buildLowerToLLVMPipeline(OpPassManager &pm,
       "ownership-based-buffer-deallocation, canonicalize, "
       "bufferization-lower-deallocations, cse, canonicalize, "
       "convert-bufferization-to-memref, " +
-      getBufferLoweringPipeline(options.kernelMinFlops, options.parallelMinWork,
-                                options.reassociateReductions,
-                                options.mergeParallelLoops);
+      getBufferLoweringPipeline(options);
   // The pipeline is a constant of this file: failing to parse it is a bug.
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("hwagent-lower-to-llvm: bad built-in pipeline");

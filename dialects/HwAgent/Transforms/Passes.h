@@ -183,11 +183,7 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 
 /// The part of it from bufferized code (memrefs) to LLVM; also what
 /// hwagent-calibrate measures.
-std::string
-getBufferLoweringPipeline(int64_t kernelMinFlops = kDefaultKernelMinFlops,
-                          int64_t parallelMinWork = kDefaultParallelMinWork,
-                          bool reassociateReductions = true,
-                          bool mergeParallelLoops = true);
+std::string getBufferLoweringPipeline(const LowerToLLVMOptions &options = {});
 
 /// Registers `hwagent-lower-to-llvm` (the pipeline above) and the upstream
 /// passes it uses.
