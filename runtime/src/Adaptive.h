@@ -146,6 +146,11 @@ struct Pricing {
   PerBackend<double> perSecond = hwcore::perBackend(1.0);
   /// Per program and backend (empty: none).
   std::vector<double> fixed;
+  /// Per program and backend, its seconds at `clock` per second at the
+  /// peak (empty: the peak clock).
+  std::vector<double> stretch;
+  /// The chip's clock under a power cap the prices assume (1: the peak).
+  double clock = 1;
   double boundaryPerSecond = 1, perCrossingByte = 0;
   /// Per second of switching (builds, weight moves) onto each backend.
   PerBackend<double> switchPerSecond = hwcore::perBackend(1.0);
@@ -156,16 +161,24 @@ struct Pricing {
 
   /// The step time.
   static const Pricing &time();
+  /// The step time with the chip at `clock` (Model::stretch).
+  static Pricing time(const Model &model, double clock);
   /// The step's joules as the session accounts them (Session::endStep):
   /// every backend idles over the whole step except while it runs, which
-  /// makes idle power a price per second of each execution.
-  static Pricing energy(const Model &model);
+  /// makes idle power a price per second of each execution; at `clock`,
+  /// each backend's active power and joules per FLOP scaled down.
+  static Pricing energy(const Model &model, double clock = 1);
   /// Seconds plus `joulesWeight` (seconds per joule) times joules.
-  static Pricing blend(const Model &model, double joulesWeight);
+  static Pricing blend(const Model &model, double joulesWeight,
+                       double clock = 1);
 
+  /// The price of an execution of program p on backend b that takes
+  /// `seconds` at the peak clock.
   double program(size_t p, int b, double seconds) const {
-    return times(perSecond[b], seconds) +
-           (fixed.empty() ? 0.0 : fixed[p * kNumBackends + b]);
+    size_t slot = p * kNumBackends + b;
+    return times(perSecond[b],
+                 stretch.empty() ? seconds : seconds * stretch[slot]) +
+           (fixed.empty() ? 0.0 : fixed[slot]);
   }
   double edge(const Model &model, const hwagent_edge_info_t &e, int a,
               int b) const {
@@ -312,6 +325,16 @@ double moveDelta(const Model &model, const std::vector<int32_t> &backends,
   }
   return delta;
 }
+
+/// The highest clock (a share of the peak, Model::lowestClock at least) at
+/// which the step of `backends`, program p on backend b taking seconds(p, b)
+/// at the peak, averages at most `cap` watts as the session accounts them
+/// (its programs, Session::endStep):
+/// 1 without a cap or when the peak meets it; the lowest clock when even it
+/// does not (hwcore::clockUnderCap, the compiler's search).
+double clockUnderCap(const Model &model, double cap,
+                     const std::vector<int32_t> &backends,
+                     const std::function<double(size_t, int)> &seconds);
 
 /// Minimum step cost over all placements when program p on backend b costs
 /// cost(p, b) (already priced) and every boundary is paid `edgeWeight` times

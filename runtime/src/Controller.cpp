@@ -18,9 +18,11 @@
 namespace hwagent_rt {
 
 void Session::adaptAtStepEnd(int64_t step) {
-  if (!options.adaptive)
-    return;
   MutexLock lock(&adaptiveMutex);
+  if (!options.adaptive) {
+    followCap();
+    return;
+  }
   bool measured[kNumBackends] = {};
   learnFromCounters(measured);
   std::vector<int32_t> current = currentBackends();
@@ -29,6 +31,27 @@ void Session::adaptAtStepEnd(int64_t step) {
     followTelemetry(step);
   adaptive.model.advance(measured);
   repartition(step, current);
+  followCap();
+}
+
+void Session::followCap() {
+  double cap = powerCap.load();
+  if (!(cap > 0)) {
+    clock.store(1.0);
+    return;
+  }
+  std::vector<int32_t> next = currentBackends();
+  for (size_t p = 0; p < next.size(); ++p)
+    if (int32_t probed = states[p].probe.load(); probed >= 0)
+      next[p] = probed;
+  std::function<double(size_t, int)> seconds = [&](size_t p, int b) {
+    return model.programs[p].predicted[b];
+  };
+  if (options.adaptive)
+    seconds = [&](size_t p, int b) {
+      return adaptive.model.get(p, b).seconds();
+    };
+  clock.store(clockUnderCap(model, cap, next, seconds));
 }
 
 std::vector<bool> Session::builtVariants() const {
@@ -71,7 +94,10 @@ void Session::learnFromCounters(bool *measured) {
       // modulo 2^64 is still the nanoseconds since the last update.
       uint64_t spent = static_cast<uint64_t>(nanos) -
                        static_cast<uint64_t>(a.learnedNanos[slot]);
-      a.stepMeasured[slot] = double(spent) * 1e-9 / double(n);
+      // At the peak clock: the simulated executions ran at the session's
+      // (Model::stretch is 1 for this machine's CPU).
+      a.stepMeasured[slot] =
+          double(spent) * 1e-9 / double(n) / model.stretch(p, b, clock.load());
       a.model.update(p, b, a.stepMeasured[slot], n);
       measured[b] = true;
       a.learnedExecutions[slot] = executions;
@@ -126,47 +152,61 @@ Pricing Session::objectivePricing(const std::vector<int32_t> &current,
   double cap = powerCap.load();
   if (goal == HWAGENT_OBJECTIVE_TIME && cap <= 0)
     return Pricing::time();
-  Pricing energy = Pricing::energy(model);
   if (goal == HWAGENT_OBJECTIVE_ENERGY && cap <= 0)
-    return energy;
+    return Pricing::energy(model);
   // The energy-delay product and a cap are not sums over programs: the
   // placements minimizing seconds + w x joules for w from 0 to infinity
   // (the supported points of the time-energy front, w in units of the
   // current placement's average power) are evaluated exactly and the best
-  // for the objective decides which blend prices the decision.
-  auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
+  // for the objective decides which blend prices the decision. Under a cap
+  // each is priced at the clock that meets it (clockUnderCap, the
+  // compiler's frequency scaling), solved again at that clock until the
+  // placement keeps it (three rounds at most).
+  std::function<double(size_t, int)> estimated = [&](size_t p, int b) {
+    return a.model.get(p, b).seconds();
+  };
   double seconds = stepTime(model, current, estimated);
-  double joules = stepCost(model, energy, current, estimated);
+  double joules = stepCost(model, Pricing::energy(model), current, estimated);
   double watts = seconds > 0 && joules > 0 ? joules / seconds : 1.0;
-  Pricing best = energy;
+  Pricing best = Pricing::energy(model);
   double bestValue = hwcore::kIllegal;
-  auto consider = [&](const Pricing &pricing) {
-    std::vector<int32_t> placement;
-    double cost = bestStepTime(
-        model,
-        [&](size_t p, int b) {
-          return costs.canRun(p, b) ? pricing.program(p, b, estimated(p, b))
-                                    : hwcore::kIllegal;
-        },
-        1.0, &placement, pricing);
-    if (std::isinf(cost))
-      return;
-    // The compiler's objective (hwcore::objectiveValue).
-    double value =
-        hwcore::objectiveValue(static_cast<hwcore::Objective>(goal), cap,
-                               stepTime(model, placement, estimated),
-                               stepCost(model, energy, placement, estimated));
-    if (value < bestValue) {
-      bestValue = value;
-      best = pricing;
+  auto consider = [&](const std::function<Pricing(double)> &priced) {
+    double clock = 1;
+    for (int round = 0; round < 3; ++round) {
+      Pricing pricing = priced(clock);
+      std::vector<int32_t> placement;
+      double cost = bestStepTime(
+          model,
+          [&](size_t p, int b) {
+            return costs.canRun(p, b) ? pricing.program(p, b, estimated(p, b))
+                                      : hwcore::kIllegal;
+          },
+          1.0, &placement, pricing);
+      if (std::isinf(cost))
+        return;
+      double next = clockUnderCap(model, cap, placement, estimated);
+      // The compiler's objective (hwcore::objectiveValue) at that clock.
+      double value = hwcore::objectiveValue(
+          static_cast<hwcore::Objective>(goal), cap,
+          stepCost(model, Pricing::time(model, next), placement, estimated),
+          stepCost(model, Pricing::energy(model, next), placement, estimated));
+      if (value < bestValue) {
+        bestValue = value;
+        best = next == clock ? pricing : priced(next);
+      }
+      if (next == clock)
+        return;
+      clock = next;
     }
   };
   for (double w : {0.0, 1.0 / 64, 1.0 / 16, 1.0 / 4, 1.0, 4.0, 16.0, 64.0})
     if (w == 0)
-      consider(Pricing::time());
+      consider([&](double clock) { return Pricing::time(model, clock); });
     else if (std::isfinite(w / watts))
-      consider(Pricing::blend(model, w / watts));
-  consider(energy);
+      consider([&](double clock) {
+        return Pricing::blend(model, w / watts, clock);
+      });
+  consider([&](double clock) { return Pricing::energy(model, clock); });
   return best;
 }
 
@@ -217,7 +257,9 @@ void Session::logDecision(const char *type, int64_t step,
                           std::optional<bool> applied) {
   AdaptiveState &a = adaptive;
   auto estimated = [&](size_t p, int b) { return a.model.get(p, b).seconds(); };
-  Pricing energy = Pricing::energy(model);
+  // Both placements at the clock the pricing assumes.
+  Pricing time = Pricing::time(model, pricing.clock);
+  Pricing energy = Pricing::energy(model, pricing.clock);
   const std::vector<int32_t> &proposal =
       decision.proposal.empty() ? current : decision.proposal;
   double cap = powerCap.load();
@@ -226,8 +268,8 @@ void Session::logDecision(const char *type, int64_t step,
       {"type", type},
       {"step", step},
       {"objective", hwagent_objective_name(objective.load())},
-      {"current_seconds", stepTime(model, current, estimated)},
-      {"proposed_seconds", stepTime(model, proposal, estimated)},
+      {"current_seconds", stepCost(model, time, current, estimated)},
+      {"proposed_seconds", stepCost(model, time, proposal, estimated)},
       {"current_joules", stepCost(model, energy, current, estimated)},
       {"proposed_joules", stepCost(model, energy, proposal, estimated)},
       {"current_cost", decision.currentCost},
@@ -236,8 +278,10 @@ void Session::logDecision(const char *type, int64_t step,
       {"gain_stddev", decision.gainStdDev},
       {"switch_cost", decision.switchCost},
       {"reason", decision.reason}};
-  if (cap > 0)
+  if (cap > 0) {
     line["power_cap"] = cap;
+    line["clock"] = pricing.clock;
+  }
   if (decision.action == Decision::probe) {
     line["value"] = decision.probeValue;
     line["cost_seconds"] = decision.probeCost;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hwagent_rt {
@@ -30,6 +31,50 @@ double Model::weightMoveCost(unsigned program, int a, int b) const {
 }
 
 static bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
+
+double Model::backendClock(int backend, double clock) const {
+  double alpha = this->clock.dvfs_exponent[backend];
+  double lowest = this->clock.min_clock[backend];
+  if (!(alpha > 0) || !(lowest < 1))
+    return 1;
+  return std::clamp(clock, lowest, 1.0);
+}
+
+double Model::lowestClock() const {
+  double lowest = 1;
+  for (int b = 0; b < kNumBackends; ++b)
+    lowest = std::min(lowest, backendClock(b, 0));
+  return lowest;
+}
+
+double Model::stretch(unsigned program, int backend, double clock) const {
+  double s = backendClock(backend, clock);
+  const hwagent_program_info_t &p = programs[program];
+  if (s >= 1 || !(p.predicted[backend] > 0))
+    return 1;
+  return 1 + p.clocked[backend] / p.predicted[backend] * (1 / s - 1);
+}
+
+double Model::wattsSaved(int backend, double clock) const {
+  double s = backendClock(backend, clock);
+  if (s >= 1)
+    return 0;
+  return this->clock.active[backend] *
+         (1 - std::pow(s, this->clock.dvfs_exponent[backend]));
+}
+
+double Model::joulesSaved(unsigned program, int backend, double clock) const {
+  double s = backendClock(backend, clock);
+  if (s >= 1)
+    return 0;
+  // Never more than the execution's fixed joules (a hostile model's
+  // joules per FLOP can exceed them).
+  const hwagent_program_info_t &p = programs[program];
+  return std::min(
+      p.fixed_joules[backend],
+      this->clock.per_flop[backend] * double(p.flops) *
+          (1 - std::pow(s, this->clock.dvfs_exponent[backend] - 1)));
+}
 
 /// Compile prices, compile limits and links per pair of backends.
 static absl::Status loadBackends(const hwagent_model_info_t *info, Model &m) {
@@ -81,6 +126,10 @@ static absl::Status checkPrograms(const Model &m) {
     for (int b = 0; b < kNumBackends; ++b)
       if (!finiteNonNegative(p.predicted[b]))
         return bad("predicted times must be finite and >= 0");
+    for (int b = 0; b < kNumBackends; ++b)
+      if (!finiteNonNegative(p.clocked[b]) || p.clocked[b] > p.predicted[b])
+        return bad("compute-bound seconds must be finite, >= 0 and at most "
+                   "the predicted ones");
     // The compiler checks the same (hwcore's Limits.h) while it lowers.
     for (hwcore::BackendKind kind : hwcore::kAllBackends) {
       std::string error =
@@ -138,6 +187,35 @@ static absl::Status loadPower(const hwagent_model_info_t *info, Model &m) {
       !error.empty())
     return absl::InvalidArgumentError(error);
   m.powerCap = info->power_cap;
+  return absl::OkStatus();
+}
+
+/// The clock model: the ranges the compiler's target check holds
+/// (lib/Core/Target.cpp), the scaling watts within the running ones.
+static absl::Status loadClock(const hwagent_model_info_t *info, Model &m) {
+  m.clock = info->clock;
+  const hwagent_clock_info_t &c = info->clock;
+  for (int b = 0; b < kNumBackends; ++b) {
+    auto bad = [&](const std::string &what) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "clock of backend ", hwagent_backend_name(b), ": ", what));
+    };
+    double alpha = c.dvfs_exponent[b];
+    if (!(alpha == 0 || (alpha >= 1 && alpha <= 6)))
+      return bad(absl::StrCat("dvfs_exponent must be 0 (none) or in [1, 6], "
+                              "got ",
+                              alpha));
+    if (!(c.min_clock[b] >= 0 && c.min_clock[b] <= 1))
+      return bad(
+          absl::StrCat("min_clock must be in [0, 1], got ", c.min_clock[b]));
+    if (alpha > 0 && c.min_clock[b] < 1 && !(c.min_clock[b] > 0))
+      return bad("a backend that scales needs a min_clock above 0");
+    if (!finiteNonNegative(c.active[b]) || c.active[b] > m.power.running[b])
+      return bad("active watts must be finite, >= 0 and at most the running "
+                 "ones");
+    if (!finiteNonNegative(c.per_flop[b]))
+      return bad("joules per FLOP must be finite and >= 0");
+  }
   return absl::OkStatus();
 }
 
@@ -213,6 +291,8 @@ absl::StatusOr<Model> loadModel(const hwagent_model_info_t *info) {
   if (absl::Status status = checkPrograms(m); !status.ok())
     return status;
   if (absl::Status status = loadPower(info, m); !status.ok())
+    return status;
+  if (absl::Status status = loadClock(info, m); !status.ok())
     return status;
   if (absl::Status status = loadEdges(m); !status.ok())
     return status;

@@ -61,6 +61,30 @@ struct Model : OwnedModelInfo {
                                     programs[program].fixed_joules[backend],
                                     seconds);
   }
+
+  /// Frequency scaling under a power cap (`clock`, hwagent_clock_info_t;
+  /// the compiler's formulas, hwcore::clockProgram): the clock `backend`
+  /// runs at when the chip's is `clock` (its min_clock at least; 1 when it
+  /// does not scale).
+  double backendClock(int backend, double clock) const;
+  /// The lowest clock any backend can run at (1: none scales).
+  double lowestClock() const;
+  /// An execution of `program` on `backend` at `clock` takes this times its
+  /// seconds at the peak: its compute-bound share grows as 1/s.
+  double stretch(unsigned program, int backend, double clock) const;
+  /// Of a second of `backend`'s work, the watts its running power loses at
+  /// `clock` (active power x (1 - s ^ dvfs_exponent)).
+  double wattsSaved(int backend, double clock) const;
+  /// Of an execution's fixed joules, those its FLOPs save at `clock`
+  /// (joules per FLOP fall as s ^ (dvfs_exponent - 1)).
+  double joulesSaved(unsigned program, int backend, double clock) const;
+  /// programJoules of an execution that took `seconds` at `clock`.
+  double programJoules(unsigned program, int backend, double seconds,
+                       double clock) const {
+    return programJoules(program, backend, seconds) -
+           wattsSaved(backend, clock) * seconds -
+           joulesSaved(program, backend, clock);
+  }
 };
 
 /// Checks and copies `info`; errors name the entry ("program 3: ...").

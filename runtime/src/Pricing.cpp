@@ -8,6 +8,8 @@
 
 #include "Adaptive.h"
 
+#include "HwAgent/Core/Energy.h"
+
 namespace hwagent_rt {
 
 const Pricing &Pricing::time() {
@@ -15,7 +17,26 @@ const Pricing &Pricing::time() {
   return seconds;
 }
 
-Pricing Pricing::energy(const Model &model) {
+/// Per program and backend, Model::stretch at `clock` (empty at the peak).
+static std::vector<double> stretches(const Model &model, double clock) {
+  std::vector<double> stretch;
+  if (clock >= 1)
+    return stretch;
+  stretch.resize(model.programs.size() * kNumBackends);
+  for (size_t i = 0; i < model.programs.size(); ++i)
+    for (int b = 0; b < kNumBackends; ++b)
+      stretch[i * kNumBackends + b] = model.stretch(i, b, clock);
+  return stretch;
+}
+
+Pricing Pricing::time(const Model &model, double clock) {
+  Pricing p;
+  p.clock = clock;
+  p.stretch = stretches(model, clock);
+  return p;
+}
+
+Pricing Pricing::energy(const Model &model, double clock) {
   // The core's step energy as a price per second of each backend's work
   // (its running power, the static power and every other backend's idle
   // power) and per boundary: what Session::endStep accounts
@@ -25,7 +46,9 @@ Pricing Pricing::energy(const Model &model) {
   p.unit = "J";
   p.better = "lower predicted step energy";
   for (hwcore::BackendKind kind : hwcore::kAllBackends) {
-    p.perSecond[hwcore::index(kind)] = power.marginalWatts(kind);
+    p.perSecond[hwcore::index(kind)] =
+        power.marginalWatts(kind) -
+        model.wattsSaved(hwcore::index(kind), clock);
     // Builds and weight moves run on the host.
     p.switchPerSecond[hwcore::index(kind)] =
         power.marginalWatts(hwcore::BackendKind::cpu);
@@ -33,14 +56,17 @@ Pricing Pricing::energy(const Model &model) {
   p.fixed.resize(model.programs.size() * kNumBackends);
   for (size_t i = 0; i < model.programs.size(); ++i)
     for (int b = 0; b < kNumBackends; ++b)
-      p.fixed[i * kNumBackends + b] = model.programs[i].fixed_joules[b];
+      p.fixed[i * kNumBackends + b] =
+          model.programs[i].fixed_joules[b] - model.joulesSaved(i, b, clock);
   p.boundaryPerSecond = power.boundaryMarginalWatts();
   p.perCrossingByte = power.boundaryPerByte;
+  p.clock = clock;
+  p.stretch = stretches(model, clock);
   return p;
 }
 
-Pricing Pricing::blend(const Model &model, double joulesWeight) {
-  Pricing p = energy(model);
+Pricing Pricing::blend(const Model &model, double joulesWeight, double clock) {
+  Pricing p = energy(model, clock);
   p.unit = "s";
   p.better = "lower predicted step cost (time and energy blended)";
   for (int b = 0; b < kNumBackends; ++b) {
@@ -52,6 +78,28 @@ Pricing Pricing::blend(const Model &model, double joulesWeight) {
   p.boundaryPerSecond = 1 + joulesWeight * p.boundaryPerSecond;
   p.perCrossingByte *= joulesWeight;
   return p;
+}
+
+double clockUnderCap(const Model &model, double cap,
+                     const std::vector<int32_t> &backends,
+                     const std::function<double(size_t, int)> &seconds) {
+  double lowest = model.lowestClock();
+  if (!(cap > 0) || lowest >= 1)
+    return 1;
+  // The step as the session accounts it (Session::endStep): its programs;
+  // the boundaries run inside the host's code and are not timed apart.
+  auto power = [&](double clock) {
+    Pricing time = Pricing::time(model, clock);
+    Pricing energy = Pricing::energy(model, clock);
+    time.boundaryPerSecond = energy.boundaryPerSecond = 0;
+    energy.perCrossingByte = 0;
+    double step = stepCost(model, time, backends, seconds);
+    double joules = stepCost(model, energy, backends, seconds);
+    return step > 0 ? joules / step : 0.0;
+  };
+  if (power(1) <= cap)
+    return 1;
+  return hwcore::clockUnderCap(cap, lowest, power);
 }
 
 } // namespace hwagent_rt

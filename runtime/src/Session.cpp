@@ -93,6 +93,12 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
     states[i].built.store((1u << HWAGENT_BACKEND_CPU) | (1u << backend));
     compiles[backend].fetch_add(1);
   }
+  // This machine's CPU, measured, runs at whatever clock the OS gives it:
+  // the session does not price it clocked down under a cap.
+  if (!options.simulate_cpu) {
+    model.clock.dvfs_exponent[HWAGENT_BACKEND_CPU] = 0;
+    model.clock.min_clock[HWAGENT_BACKEND_CPU] = 1;
+  }
   if (options.scenario_path) {
     absl::StatusOr<std::vector<ScenarioEvent>> events =
         readScenario(options.scenario_path);
@@ -135,6 +141,7 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
     a.exploreBudget =
         options.explore_budget > 0 ? options.explore_budget : 0.02;
     a.model.reset(model, a.params);
+    followCap();
     a.initial = currentBackends();
     a.truthTotals.assign(n * kNumBackends, 0.0);
     a.learnedExecutions.assign(n * kNumBackends, 0);
@@ -239,7 +246,10 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   const hwagent_program_info_t &info = model.programs[program];
   double wall = wallNanos * 1e-9;
   bool measured = backend == HWAGENT_BACKEND_CPU && !options.simulate_cpu;
-  double seconds = (measured ? wall : simulatedSeconds(info, backend)) *
+  double at = clock.load(std::memory_order_relaxed);
+  double seconds = (measured ? wall
+                             : simulatedSeconds(info, backend) *
+                                   model.stretch(program, backend, at)) *
                    scenarioFactor(backend);
   bool fault = false;
   if (backend == HWAGENT_BACKEND_ANE) {
@@ -298,7 +308,7 @@ int32_t Session::end(int64_t program, int32_t backend, int32_t nonfinite,
   }
   int64_t nanos = nano(seconds, kMaxSeconds);
   double joules =
-      model.programJoules(program, backend, std::min(seconds, kMaxSeconds));
+      model.programJoules(program, backend, std::min(seconds, kMaxSeconds), at);
   int64_t nanojoules = nano(joules, kMaxJoules);
   state.executions[backend].fetch_add(1, std::memory_order_relaxed);
   state.nanos[backend].fetch_add(nanos, std::memory_order_relaxed);
@@ -334,6 +344,7 @@ absl::Status Session::endStep(double loss) {
   stats.cpu_measured = options.simulate_cpu ? 0 : 1;
   stats.objective = objective.load();
   stats.power_cap = powerCap.load();
+  stats.clock = clock.load();
   // Modelled energy, the compiler's formula (hwcore::stepEnergy): the
   // programs' and switching's, the package's static power over the step
   // and each backend's idle power while it waits. The runtime times no
@@ -376,6 +387,7 @@ absl::Status Session::endStep(double loss) {
                  {"cpu_measured", stats.cpu_measured != 0},
                  {"objective", hwagent_objective_name(stats.objective)},
                  {"power_cap", stats.power_cap},
+                 {"clock", stats.clock},
                  {"modelled_joules", stats.last_step_joules},
                  {"energy",
                   {{"programs", programJoules},

@@ -166,6 +166,9 @@ private:
     return model.programs[index].predicted[backend] * scenarioFactor(backend);
   }
   std::vector<int32_t> currentBackends() const;
+  /// Sets `clock` for the placement the next step runs (a probe's included)
+  /// from the estimates (adaptive) or the compiler's predictions.
+  void followCap() ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);
   double simulatedSeconds(const hwagent_program_info_t &program, int backend);
   void record(int64_t program, int backend, double seconds, double joules,
               double wall, bool fault);
@@ -239,6 +242,11 @@ private:
   /// What the session minimizes now (a hwagent_objective_t) and its cap.
   std::atomic<int32_t> objective{HWAGENT_OBJECTIVE_TIME};
   std::atomic<double> powerCap{0};
+  /// The chip's clock (a share of the peak) under the cap, as the session
+  /// prices the placement it runs (clockUnderCap): the simulated backends'
+  /// executions are timed and their joules modelled at it, and what they
+  /// measure is learned back at the peak. 1 without a cap.
+  std::atomic<double> clock{1.0};
   /// Variants built per backend (the compile limit counts them).
   std::atomic<int64_t> compiles[kNumBackends] = {};
 

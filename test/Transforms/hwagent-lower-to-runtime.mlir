@@ -54,13 +54,14 @@
 // The table: three regions (key, FLOPs, bytes, id, program, predicted
 // seconds per backend, legal backends), two programs (assigned backend,
 // variants, first region, regions, predictions, FLOPs, weight bytes,
-// weight update per backend), the boundaries between programs.
+// weight update, fixed joules and compute-bound seconds per backend), the
+// boundaries between programs.
 // CHECK: llvm.mlir.global internal constant @__hwagent_regions([
 // CHECK-SAME: 0 : i32, 0 : i32, [{{.*}}], 3 : i32, 0 : i32],
 // CHECK-SAME: 2 : i32, 1 : i32, [{{.*}}], 1 : i32, 0 : i32]]) {{.*}} : !llvm.array<3 x struct<(i64, i64, i64, i32, i32, array<3 x f64>, i32, i32)>>
 // CHECK: llvm.mlir.global internal constant @__hwagent_programs([
-// CHECK-SAME: [1 : i32, 3 : i32, 0 : i32, 2 : i32, [{{.*}}], 16640, 1024, [0 : i32, 0 : i32, 0 : i32], 0 : i32, [{{.*}}]],
-// CHECK-SAME: [0 : i32, 1 : i32, 2 : i32, 1 : i32, [{{.*}}], 4, 0, [0 : i32, 0 : i32, 0 : i32], 0 : i32, [{{.*}}]]]) {{.*}} : !llvm.array<2 x struct<(i32, i32, i32, i32, array<3 x f64>, i64, i64, array<3 x i32>, i32, array<3 x f64>)>>
+// CHECK-SAME: [1 : i32, 3 : i32, 0 : i32, 2 : i32, [{{.*}}], 16640, 1024, [0 : i32, 0 : i32, 0 : i32], 0 : i32, [{{.*}}], [{{.*}}]],
+// CHECK-SAME: [0 : i32, 1 : i32, 2 : i32, 1 : i32, [{{.*}}], 4, 0, [0 : i32, 0 : i32, 0 : i32], 0 : i32, [{{.*}}], [{{.*}}]]]) {{.*}} : !llvm.array<2 x struct<(i32, i32, i32, i32, array<3 x f64>, i64, i64, array<3 x i32>, i32, array<3 x f64>, array<3 x f64>)>>
 // CHECK: llvm.mlir.global internal constant @__hwagent_edges([
 // CHECK-SAME: [-1 : i32, 0 : i32, 3072, 3072], [-1 : i32, 1 : i32, 16, 0], [0 : i32, -1 : i32, 512, 0], [1 : i32, -1 : i32, 16, 0]])
 // CHECK: llvm.mlir.global internal constant @__hwagent_target_name("simple\00")

@@ -63,6 +63,12 @@ static void fuzzModel(FuzzedDataProvider &in) {
       w = in.ConsumeIntegralInRange<int32_t>(-1, 4);
     for (double &j : x.fixed_joules)
       j = real();
+    // Compute-bound seconds: a share of the prediction, or anything.
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+      x.clocked[b] =
+          in.ConsumeBool()
+              ? x.predicted[b] * in.ConsumeFloatingPointInRange<double>(0, 1)
+              : real();
   }
   for (auto &x : e) {
     x.from = in.ConsumeIntegralInRange<int32_t>(-2, int32_t(programs));
@@ -95,6 +101,19 @@ static void fuzzModel(FuzzedDataProvider &in) {
   model.power.boundary = watts();
   model.power.boundary_per_byte = real();
   model.power.static_power = watts();
+  // The clock model: the compiler's ranges, or anything.
+  for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+    bool valid = in.ConsumeBool();
+    model.clock.dvfs_exponent[b] =
+        valid ? in.ConsumeFloatingPointInRange<double>(1, 6) : real();
+    model.clock.min_clock[b] =
+        valid ? in.ConsumeFloatingPointInRange<double>(0.05, 1) : real();
+    model.clock.active[b] =
+        valid ? model.power.running[b] *
+                    in.ConsumeFloatingPointInRange<double>(0, 1)
+              : real();
+    model.clock.per_flop[b] = valid ? real() * 1e-12 : real();
+  }
   model.objective = in.ConsumeIntegralInRange<int32_t>(-1, 3);
   model.power_cap = watts();
   std::string target = in.ConsumeRandomLengthString(16);

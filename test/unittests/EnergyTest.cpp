@@ -378,8 +378,10 @@ TEST(Energy, ScenarioObjectiveEventsParseAndErrorsNameTheLine) {
 // simulated, agree on its seconds, its joules and its objective; so does the
 // adaptive runtime's price of the placement. No boundary costs anything here
 // (the runtime times none of its own: they run in the host's code).
-TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
-  hwcore::TargetDescription target = *hwcore::getBuiltinTarget("apple-m4");
+/// Two regions in a chain from the host and back on every backend of
+/// `target` (1 ms and 0.4 ms of compute, a quarter of it of traffic, 2
+/// GFLOP each), no boundary syncs, no boundary bytes.
+hwcore::StepGraph twoRegions(const hwcore::TargetDescription &target) {
   hwcore::StepGraph g;
   for (hwcore::BackendKind kind : hwcore::kAllBackends)
     g.backends.push_back(*target.lookup(kind));
@@ -392,7 +394,6 @@ TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
     }
   g.telemetryFactor.assign(L, 1.0);
   g.staticPower = target.staticPower;
-  g.objective = hwcore::Objective::energy;
   for (double seconds : {1e-3, 4e-4}) {
     std::vector<hwcore::RegionCost> row;
     for (hwcore::BackendKind kind : hwcore::kAllBackends) {
@@ -406,6 +407,13 @@ TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
     g.costs.push_back(row);
   }
   g.edges = {{2, 0, 0, 0}, {0, 1, 0, 0}, {1, 2, 0, 0}};
+  return g;
+}
+
+TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
+  hwcore::TargetDescription target = *hwcore::getBuiltinTarget("apple-m4");
+  hwcore::StepGraph g = twoRegions(target);
+  g.objective = hwcore::Objective::energy;
   ASSERT_EQ(g.validate(), "");
   // Region 0 on the CPU, region 1 on the ANE: two programs.
   hwcore::StepPlan plan = hwcore::evaluatePlan(g, {0, 1});
@@ -462,6 +470,159 @@ TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
   // And a fourth backend cannot be priced 0: every backend is in the
   // vocabulary's tables (a static_assert ties the C API's count to it).
   EXPECT_EQ(model.powerModel.present.size(), size_t(HWAGENT_NUM_BACKENDS));
+}
+
+// Under a power cap the runtime clocks a step as the compiler does
+// (hwcore::clockUnderCap on the same step, docs/adaptive.md "Objectives"):
+// the model info carries each program's seconds and compute-bound seconds
+// at the peak and how each backend's clock scales; the session finds the
+// clock that meets the cap and times and prices its simulated programs at
+// it. No boundary costs anything here, so both count the same step.
+TEST(Energy, CompilerAndRuntimeClockAStepAlike) {
+  hwcore::TargetDescription target = *hwcore::getBuiltinTarget("apple-m4");
+  hwcore::StepGraph g = twoRegions(target);
+  ASSERT_EQ(g.validate(), "");
+  // Region 0 on the CPU, region 1 on the GPU; both scale on apple-m4.
+  std::vector<unsigned> labels = {0, 2};
+  hwcore::StepPlan peak = hwcore::evaluatePlan(g, labels);
+  ASSERT_TRUE(peak.legal());
+  ASSERT_EQ(peak.programs.size(), 2u);
+  double cap = 0.6 * peak.joules / peak.total;
+  g.powerCap = cap;
+  hwcore::StepPlan plan = hwcore::evaluatePlan(g, labels);
+  ASSERT_LT(plan.clock, 0.99);
+  ASSERT_GT(plan.clock, 0.2);
+
+  hwcore::PowerModel power = hwcore::powerModel(target);
+  ModelBuilder builder;
+  for (const hwcore::Program &p : peak.programs) {
+    const hwcore::BackendDescription &backend = g.backends[p.label];
+    unsigned b = hwcore::index(backend.kind);
+    std::array<double, 3> predicted = {p.cost.seconds, 0, 0}, clocked = {},
+                          fixed = {};
+    predicted[b] = p.cost.seconds;
+    clocked[b] = p.cost.clocked;
+    fixed[b] =
+        p.cost.joules + p.cost.hostJoules - power.running[b] * p.cost.seconds;
+    builder.program(int32_t(backend.kind), predicted)
+        .fixedJoules(fixed)
+        .clocked(clocked)
+        .flops(p.cost.flops);
+  }
+  for (const hwcore::BackendDescription &backend : g.backends)
+    builder.clock(int(hwcore::index(backend.kind)), backend.dvfsExponent,
+                  backend.minClock, backend.activePower, backend.energyPerFlop);
+  builder.power(power.idle, power.running, power.staticPower, power.boundary,
+                power.boundaryPerByte);
+  hwagent_model_info_t info = builder.info();
+  hwagent_options_t options = simulated();
+  options.power_cap = cap;
+  hwagent_session_t *s = open(info, options);
+  runStep({0, 1});
+  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+  hwagent_step_stats_t step;
+  ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+  hwagent_session_destroy(s);
+  EXPECT_NEAR(step.clock, plan.clock, 1e-9);
+  EXPECT_NEAR(step.last_step_seconds, plan.total, 2e-9);
+  EXPECT_NEAR(step.last_step_joules, plan.joules, 1e-6);
+  EXPECT_LE(step.last_step_joules / step.last_step_seconds, cap * 1.0001);
+}
+
+// GPU program: 1 ms at the peak, 0.8 ms of it compute-bound; 20 W running
+// (18 W its own, which scales as s^3 down to 0.3), 2 mJ fixed per
+// execution. The CPU takes 4 ms at 5 W. Under a 10 W cap the GPU clocked
+// down stays faster than the CPU.
+ModelBuilder clockedGpu() {
+  ModelBuilder m;
+  m.program(HWAGENT_BACKEND_GPU, {4e-3, 0, 1e-3})
+      .fixedJoules({0, 0, 2e-3})
+      .clocked({4e-3, 0, 8e-4})
+      .power({0, 0, 0}, {5, 0, 20}, 0)
+      .clock(HWAGENT_BACKEND_GPU, 3, 0.3, 18);
+  return m;
+}
+
+// What the simulated GPU measures at the clock is learned back at the peak:
+// otherwise each step's estimate would carry the last clock's stretch and
+// the clock meeting the cap would drift from step to step.
+TEST(Energy, AnAdaptiveSessionUnderACapLearnsAtThePeak) {
+  ModelBuilder builder = clockedGpu();
+  hwagent_model_info_t info = builder.info();
+  hwagent_options_t options = simulated();
+  options.power_cap = 10;
+  options.adaptive = 1;
+  hwagent_session_t *s = open(info, options);
+  double first = 0;
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_EQ(runStep({0}), HWAGENT_BACKEND_GPU) << "step " << i;
+    ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+    hwagent_step_stats_t step;
+    ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+    if (i == 0)
+      first = step.clock;
+    // Within the session's whole nanoseconds (unlearned, the stretch of
+    // ~1.25 would move it by hundredths).
+    EXPECT_NEAR(step.clock, first, 1e-6) << "step " << i;
+    EXPECT_NEAR(step.last_step_joules / step.last_step_seconds, 10, 1e-4)
+        << "step " << i;
+  }
+  hwagent_session_destroy(s);
+  // By hand: 18 s^3 + 2 + 2 mJ / (1 ms x (0.2 + 0.8 / s)) = 10 W.
+  double s3 = first * first * first;
+  EXPECT_NEAR(18 * s3 + 2 + 2 / (0.2 + 0.8 / first), 10, 1e-6);
+  // Without a cap the session runs at the peak.
+  hwagent_options_t free = simulated();
+  s = open(info, free);
+  runStep({0});
+  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+  hwagent_step_stats_t step;
+  ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+  EXPECT_EQ(step.clock, 1.0);
+  EXPECT_NEAR(step.last_step_seconds, 1e-3, 1e-12);
+  hwagent_session_destroy(s);
+}
+
+TEST(Energy, BadClockValuesAreRefusedByName) {
+  struct Case {
+    const char *what;
+    void (*spoil)(hwagent_rt::OwnedModelInfo &);
+  } cases[] = {
+      {"program 0: compute-bound seconds must be finite, >= 0 and at most "
+       "the predicted ones",
+       [](hwagent_rt::OwnedModelInfo &m) {
+         m.programs[0].clocked[HWAGENT_BACKEND_GPU] = 2e-3;
+       }},
+      {"clock of backend gpu: dvfs_exponent must be 0 (none) or in [1, 6], "
+       "got 7",
+       [](hwagent_rt::OwnedModelInfo &m) {
+         m.clock.dvfs_exponent[HWAGENT_BACKEND_GPU] = 7;
+       }},
+      {"clock of backend gpu: min_clock must be in [0, 1], got nan",
+       [](hwagent_rt::OwnedModelInfo &m) {
+         m.clock.min_clock[HWAGENT_BACKEND_GPU] = std::nan("");
+       }},
+      {"clock of backend gpu: a backend that scales needs a min_clock above 0",
+       [](hwagent_rt::OwnedModelInfo &m) {
+         m.clock.min_clock[HWAGENT_BACKEND_GPU] = 0;
+       }},
+      {"clock of backend gpu: active watts must be finite, >= 0 and at most "
+       "the running ones",
+       [](hwagent_rt::OwnedModelInfo &m) {
+         m.clock.active[HWAGENT_BACKEND_GPU] = 21;
+       }},
+  };
+  for (const Case &c : cases) {
+    ModelBuilder builder = clockedGpu();
+    c.spoil(builder.model);
+    hwagent_model_info_t info = builder.info();
+    hwagent_options_t options = simulated();
+    hwagent_session_t *s = nullptr;
+    EXPECT_NE(hwagent_session_create(&info, &options, &s), HWAGENT_OK);
+    EXPECT_NE(std::string(hwagent_error_message()).find(c.what),
+              std::string::npos)
+        << hwagent_error_message();
+  }
 }
 
 /// A sysfs tree of the test's own.

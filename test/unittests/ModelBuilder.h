@@ -91,6 +91,26 @@ public:
       model.programs.back().fixed_joules[b] = joules[b];
     return *this;
   }
+  /// FLOPs of the last program.
+  ModelBuilder &flops(int64_t flops) {
+    model.programs.back().flops = flops;
+    return *this;
+  }
+  /// Compute-bound seconds of the last program's predictions, per backend.
+  ModelBuilder &clocked(std::array<double, 3> seconds) {
+    for (int b = 0; b < HWAGENT_NUM_BACKENDS; ++b)
+      model.programs.back().clocked[b] = seconds[b];
+    return *this;
+  }
+  /// How `backend`'s clock scales under a cap (hwagent_clock_info_t).
+  ModelBuilder &clock(int backend, double dvfsExponent, double minClock,
+                      double activeWatts, double joulesPerFlop = 0) {
+    model.clock.dvfs_exponent[backend] = dvfsExponent;
+    model.clock.min_clock[backend] = minClock;
+    model.clock.active[backend] = activeWatts;
+    model.clock.per_flop[backend] = joulesPerFlop;
+    return *this;
+  }
   /// What the model was partitioned for.
   ModelBuilder &objective(int32_t objective, double powerCap = 0) {
     model.objective = objective;

@@ -152,6 +152,10 @@ static void printEnergy(const TrainingSummary &s, hwagent_session_t *session) {
       hwagent_objective_name(stats.objective));
   if (stats.power_cap > 0)
     llvm::outs() << llvm::formatv(", power cap {0:f2} W", stats.power_cap);
+  if (stats.clock > 0 && stats.clock < 1)
+    llvm::outs() << llvm::formatv(" (the last step at {0:f2} of the peak "
+                                  "clock; modelled)",
+                                  stats.clock);
   if (s.counted && hwagent_session_energy_counter(session))
     llvm::outs() << llvm::formatv("; this machine's package {0:f3} J "
                                   "(measured, {1})",

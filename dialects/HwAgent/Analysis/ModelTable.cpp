@@ -12,6 +12,7 @@
 #include "HwAgent/Core/Limits.h"
 #include "HwAgent/IR/HwAgentDialect.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -128,6 +129,14 @@ collectPrograms(FunctionOpInterface function) {
   return f;
 }
 
+/// The region's cost entry on backend `b` where it is legal (null: none).
+static BackendCostAttr legalEntry(RegionOp region, unsigned b) {
+  CostsAttr costs = region.getCostsAttr();
+  BackendCostAttr entry =
+      costs ? costs.lookup(static_cast<Backend>(b)) : BackendCostAttr();
+  return entry && entry.getLegal() ? entry : BackendCostAttr();
+}
+
 /// Per legal backend, the joules of an execution of the program that do
 /// not grow with its time (hwcore::workJoules of each region's FLOPs and
 /// traffic, the launch energy); the traffic is the weights-as-inputs one
@@ -144,10 +153,8 @@ static LogicalResult fixedJoules(ArrayRef<RegionOp> regions,
     bool inputs = program.weight_update[b] == HWAGENT_WEIGHTS_INPUT;
     double joules = backend.launchEnergy;
     for (RegionOp region : regions) {
-      CostsAttr costs = region.getCostsAttr();
-      BackendCostAttr entry =
-          costs ? costs.lookup(static_cast<Backend>(b)) : BackendCostAttr();
-      if (!entry || !entry.getLegal())
+      BackendCostAttr entry = legalEntry(region, b);
+      if (!entry)
         continue;
       cm::RegionCost cost = regionCost(entry, backend);
       double memory =
@@ -163,6 +170,38 @@ static LogicalResult fixedJoules(ArrayRef<RegionOp> regions,
                 "launch_energy is out of scale)";
   }
   return success();
+}
+
+/// Per legal backend, the compute-bound seconds of the program's predicted
+/// ones: the share hwcore::programCost finds compute-bound
+/// (ProgramCost::clocked, what grows as 1/s at a clock s) when it prices the
+/// program alone at the peak clock, of the prediction.
+static void clockedSeconds(ArrayRef<RegionOp> regions,
+                           const cm::TargetDescription &target,
+                           hwagent_program_info_t &program) {
+  for (const cm::BackendDescription &backend : target.backends) {
+    unsigned b = cm::index(backend.kind);
+    if (!(program.legal_mask & (1u << b)) || !(program.predicted[b] > 0))
+      continue;
+    std::vector<cm::RegionCost> costs;
+    cm::ProgramContext context;
+    for (RegionOp region : regions) {
+      BackendCostAttr entry = legalEntry(region, b);
+      if (!entry)
+        continue;
+      costs.push_back(regionCost(entry, backend));
+      if (CostTermsAttr terms = entry.getTerms())
+        context.telemetryFactor = terms.getTelemetry().convertToDouble();
+    }
+    std::vector<const cm::RegionCost *> members;
+    for (const cm::RegionCost &cost : costs)
+      members.push_back(&cost);
+    cm::ProgramCost cost =
+        cm::programCost(backend, members, context, cm::CostOptions());
+    if (cost.legal && cost.seconds > 0)
+      program.clocked[b] = program.predicted[b] *
+                           std::clamp(cost.clocked / cost.seconds, 0.0, 1.0);
+  }
 }
 
 /// The target's power model (hwcore::powerModel, the one the partitioner
@@ -230,6 +269,13 @@ static cm::TargetDescription describeTarget(ModuleOp module,
       table.maxCompiles[cm::index(b.kind)] = b.maxCompiles;
     }
     table.power = powerInfo(target);
+    for (const cm::BackendDescription &b : target.backends) {
+      unsigned i = cm::index(b.kind);
+      table.clock.dvfs_exponent[i] = b.dvfsExponent;
+      table.clock.min_clock[i] = b.minClock;
+      table.clock.active[i] = b.activePower;
+      table.clock.per_flop[i] = b.energyPerFlop;
+    }
   } else {
     table.target = "unknown";
     target.defaultLink = {cm::BackendKind::cpu, cm::BackendKind::cpu, 1e11,
@@ -296,6 +342,7 @@ addPrograms(ModuleOp module, const cm::TargetDescription &target,
         return failure();
       if (failed(fixedJoules(regions, target, program)))
         return failure();
+      clockedSeconds(regions, target, program);
       table.programs.push_back(program);
       RegionOp first = regions.front();
       table.groups.push_back(

@@ -378,7 +378,9 @@ def HwAgent_ProgramAttr : HwAgent_Attr<"Program", "program"> {
     A convex, connected set of a function's regions placed on one backend
     (its regions carry `program = <id>`). `costs` are the program's
     predicted seconds per execution on each backend where all its regions
-    are legal (launch and weight handling included), `weights` how it takes
+    are legal (launch and weight handling included; at the peak clock, also
+    under a power cap, whose clock the runtime applies itself), `weights`
+    how it takes
     new weights every step on its backend, `weight_bytes` the weights it
     holds. `hwagent-assign-backends` writes one per program in the
     function's `hwagent.programs`; `hwagent-lower-to-runtime` emits one

@@ -179,10 +179,12 @@ struct AssignBackendsPass
     SmallVector<int64_t> ids;
     for (unsigned v : program.regions)
       ids.push_back(p.getRegions()[v].getIdAttr().getInt());
+    // Every backend's cost at the peak clock (the runtime clocks them under
+    // a cap itself: hwagent_clock_info_t); the plan's own cost is clocked.
     SmallVector<BackendCostAttr> costs;
     for (unsigned label = 0; label < p.getGraph().numLabels(); ++label) {
       auto backend = static_cast<Backend>(p.getBackend(label));
-      cm::ProgramCost cost = label == program.label
+      cm::ProgramCost cost = label == program.label && plan.clock >= 1
                                  ? program.cost
                                  : p.programCostOn(plan, index, label);
       if (!cost.legal) {

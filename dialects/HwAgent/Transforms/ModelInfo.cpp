@@ -29,7 +29,8 @@ static_assert(offsetof(hwagent_region_info_t, key) == 0 &&
               "region layout emitted below");
 static_assert(offsetof(hwagent_program_info_t, predicted) == 16 &&
                   offsetof(hwagent_program_info_t, weight_update) == 56 &&
-                  offsetof(hwagent_program_info_t, fixed_joules) == 72,
+                  offsetof(hwagent_program_info_t, fixed_joules) == 72 &&
+                  offsetof(hwagent_program_info_t, clocked) == 96,
               "program layout emitted below");
 static_assert(offsetof(hwagent_edge_info_t, bytes) == 8 &&
                   offsetof(hwagent_edge_info_t, convert_bytes) == 16,
@@ -44,7 +45,8 @@ static_assert(offsetof(hwagent_model_info_t, target) == 24 &&
                   offsetof(hwagent_model_info_t, power_cap) == 432 &&
                   offsetof(hwagent_model_info_t, feature_names) == 440 &&
                   offsetof(hwagent_model_info_t, region_features) == 448 &&
-                  offsetof(hwagent_model_info_t, num_features) == 456,
+                  offsetof(hwagent_model_info_t, num_features) == 456 &&
+                  offsetof(hwagent_model_info_t, clock) == 464,
               "model layout emitted below");
 static_assert(offsetof(hwagent_value_info_t, shape) == 8 &&
                   offsetof(hwagent_value_info_t, rank) == 16 &&
@@ -69,16 +71,19 @@ struct Emitter {
     region = LLVM::LLVMStructType::getLiteral(
         ctx, {i64, i64, i64, i32, i32, doubles, i32, i32});
     program = LLVM::LLVMStructType::getLiteral(
-        ctx, {i32, i32, i32, i32, doubles, i64, i64, ints, i32, doubles});
+        ctx,
+        {i32, i32, i32, i32, doubles, i64, i64, ints, i32, doubles, doubles});
     edge = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i64, i64});
     linkRow = LLVM::LLVMArrayType::get(link, HWAGENT_NUM_BACKENDS);
     linkTable = LLVM::LLVMArrayType::get(linkRow, HWAGENT_NUM_BACKENDS);
     power = LLVM::LLVMStructType::getLiteral(ctx,
                                              {doubles, doubles, f64, f64, f64});
+    clock = LLVM::LLVMStructType::getLiteral(
+        ctx, {doubles, doubles, doubles, doubles});
     model = LLVM::LLVMStructType::getLiteral(
         ctx, {i32, i32, i32,       i32,     i32, i32,     ptr,   ptr,
               ptr, ptr, linkTable, doubles, ptr, doubles, longs, power,
-              i32, i32, f64,       ptr,     ptr, i32,     i32});
+              i32, i32, f64,       ptr,     ptr, i32,     i32,   clock});
     value =
         LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr, i32, i32, i32, i32});
     function =
@@ -110,7 +115,8 @@ struct Emitter {
          i64Attr(p.flops), i64Attr(p.weight_bytes),
          array(p.weight_update, [&](int32_t v) { return i32Attr(v); }),
          i32Attr(0),
-         array(p.fixed_joules, [&](double v) { return f64Attr(v); })});
+         array(p.fixed_joules, [&](double v) { return f64Attr(v); }),
+         array(p.clocked, [&](double v) { return f64Attr(v); })});
   }
   Attribute edgeAttr(const hwagent_edge_info_t &e) {
     return b.getArrayAttr({i32Attr(e.from), i32Attr(e.to), i64Attr(e.bytes),
@@ -120,7 +126,7 @@ struct Emitter {
   MLIRContext *ctx;
   Builder b;
   Type i32, i64, f64, ptr, doubles, ints, longs, link, region, program, edge,
-      linkRow, linkTable, power, model, value, function;
+      linkRow, linkTable, power, clock, model, value, function;
 };
 } // namespace
 
@@ -325,6 +331,16 @@ struct ModelFields {
 
   /// Links, compile prices and limits, the power model, objective and cap.
   void prices(const ModelTable &table, StringRef functionsSymbol);
+  /// The clock model, per backend.
+  void clocks(const hwagent_clock_info_t &clock) {
+    int64_t clockField = field++;
+    for (int64_t b = 0; b < HWAGENT_NUM_BACKENDS; ++b) {
+      insertF64At({clockField, 0, b}, clock.dvfs_exponent[b]);
+      insertF64At({clockField, 1, b}, clock.min_clock[b]);
+      insertF64At({clockField, 2, b}, clock.active[b]);
+      insertF64At({clockField, 3, b}, clock.per_flop[b]);
+    }
+  }
 
   OpBuilder &ib;
   Location loc;
@@ -423,6 +439,7 @@ void hwagent::emitModelInfo(ModuleOp module, const ModelTable &table,
   fields.insert(fields.constant(
       e.i32, e.i32Attr(features ? table.featureNames.size() : 0)));
   fields.insert(fields.constant(e.i32, e.i32Attr(0)));
+  fields.clocks(table.clock);
   LLVM::ReturnOp::create(ib, loc, fields.model);
 
   // The accessor generated code and drivers call.

@@ -26,7 +26,7 @@ extern "C" {
 /* ---- The compiled model (written by the compiler, read by the runtime) - */
 
 /** Bumped on any change of the structs below. */
-#define HWAGENT_MODEL_INFO_VERSION 5u
+#define HWAGENT_MODEL_INFO_VERSION 6u
 
 /** Price of moving data from one backend to another. */
 typedef struct hwagent_link_info {
@@ -82,6 +82,10 @@ typedef struct hwagent_program_info {
    *  seconds costs fixed_joules[b] + power.running[b] * t (modelled from
    *  the target's power values, docs/cost-model.md "Energy"). */
   double fixed_joules[HWAGENT_NUM_BACKENDS];
+  /** Of predicted[b], the compute-bound seconds: what grows as 1/s when the
+   *  backend runs at a clock s of its peak (hwagent_clock_info_t). Every
+   *  prediction and joule of this struct is at the peak clock. */
+  double clocked[HWAGENT_NUM_BACKENDS];
 } hwagent_program_info_t;
 
 /** Data flowing from one program to another (-1: the host, which is the
@@ -142,6 +146,22 @@ typedef struct hwagent_power_info {
   double static_power;
 } hwagent_power_info_t;
 
+/** Frequency scaling under a power cap, the compiler's model (docs/targets.md
+ *  "DVFS", docs/adaptive.md "Objectives"): at a clock s of its peak
+ *  (min_clock <= s <= 1) a backend's compute-bound seconds grow as 1/s, its
+ *  active power falls as s ^ dvfs_exponent and its joules per FLOP as
+ *  s ^ (dvfs_exponent - 1); traffic, launches and the host's feeding power
+ *  stay. A backend with dvfs_exponent 0 or min_clock 1 does not scale. */
+typedef struct hwagent_clock_info {
+  double dvfs_exponent[HWAGENT_NUM_BACKENDS];
+  double min_clock[HWAGENT_NUM_BACKENDS];
+  /** Of power.running[b], the backend's own watts (the rest is the host's
+   *  feeding it): the part that scales. */
+  double active[HWAGENT_NUM_BACKENDS];
+  /** Joules per FLOP at the peak (part of fixed_joules). */
+  double per_flop[HWAGENT_NUM_BACKENDS];
+} hwagent_clock_info_t;
+
 typedef struct hwagent_model_info {
   /** HWAGENT_MODEL_INFO_VERSION. */
   uint32_t version;
@@ -183,6 +203,8 @@ typedef struct hwagent_model_info {
   const double *region_features;
   uint32_t num_features;
   uint32_t reserved_features;
+  /** How each backend's clock scales under power_cap (since version 6). */
+  hwagent_clock_info_t clock;
 } hwagent_model_info_t;
 
 /* ---- Called by generated code (on the current session) ----------------- */
@@ -220,7 +242,7 @@ HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_region_info_t) == 64,
                          "hwagent_region_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_region_info_t, predicted) == 32,
                          "hwagent_region_info_t.predicted");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 96,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_info_t) == 120,
                          "hwagent_program_info_t");
 HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_program_info_t, flops) == 40,
                          "hwagent_program_info_t.flops");
@@ -230,8 +252,10 @@ HWAGENT_RT_STATIC_ASSERT(offsetof(hwagent_model_info_t, links) == 56,
                          "hwagent_model_info_t.links");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_model_info_t) ==
                              56 + 24 * 9 + 8 * 3 + 8 + 8 * 3 + 8 * 3 + 8 * 9 +
-                                 4 + 4 + 8 + 8 + 8 + 4 + 4,
+                                 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 * 12,
                          "hwagent_model_info_t");
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_clock_info_t) == 96,
+                         "hwagent_clock_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_value_info_t) == 32,
                          "hwagent_value_info_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_function_info_t) == 40,

@@ -31,6 +31,8 @@ struct OwnedModelInfo {
   double compilePerByte[HWAGENT_NUM_BACKENDS] = {};
   int64_t maxCompiles[HWAGENT_NUM_BACKENDS] = {};
   hwagent_power_info_t power = {};
+  /// How each backend's clock scales under a cap (all zero: none scales).
+  hwagent_clock_info_t clock = {};
   /// A hwagent_objective_t and the power cap (0: none).
   int32_t objective = HWAGENT_OBJECTIVE_TIME;
   double powerCap = 0;
@@ -60,6 +62,7 @@ struct OwnedModelInfo {
         info.links[a][b] = links[a][b];
     }
     info.power = power;
+    info.clock = clock;
     info.objective = objective;
     info.power_cap = powerCap;
     featureNameViews.clear();

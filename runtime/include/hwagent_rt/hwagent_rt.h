@@ -282,6 +282,10 @@ typedef struct hwagent_step_stats {
   double last_counter_joules;
   /** The power cap in force (0: none). */
   double power_cap;
+  /** The chip's clock the last step's simulated programs ran at, a share
+   *  of the peak: the clock that meets power_cap (docs/adaptive.md
+   *  "Objectives"); 1 without a cap. Modelled. */
+  double clock;
 } hwagent_step_stats_t;
 
 /** The energy counter the session reads ("powercap:<zone>" or
@@ -363,7 +367,7 @@ HWAGENT_RT_API hwagent_status_t hwagent_session_step_stats(
 #endif
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_program_stats_t) == 88,
                          "hwagent_program_stats_t");
-HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 104,
+HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_step_stats_t) == 112,
                          "hwagent_step_stats_t");
 HWAGENT_RT_STATIC_ASSERT(sizeof(hwagent_telemetry_t) == 48,
                          "hwagent_telemetry_t");

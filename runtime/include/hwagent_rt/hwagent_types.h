@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 /** Bumped on any incompatible change of this header. */
-#define HWAGENT_RT_API_VERSION 5u
+#define HWAGENT_RT_API_VERSION 6u
 
 /** The version the linked library implements. */
 HWAGENT_RT_API uint32_t hwagent_rt_api_version(void);
