@@ -45,13 +45,16 @@ namespace {
 constexpr int64_t kPackBudget = int64_t{1} << 24;
 /// Elements of a packed block per thread working on it (2 MiB).
 constexpr int64_t kPackBlockPerThread = int64_t{1} << 19;
-/// Multiply-adds per thread below which a call takes fewer threads: SGEMMs
-/// (their packing is per call), and oneDNN's convolution primitives, which
-/// split their own loops. Measured on the imported zoo at two threads
-/// (2026-12-07): 1e6 for the primitives took the BatchNorm CNN's step from
-/// 1.59 to 1.06 ms, LeNet's from 2.22 to 1.66 and the MobileNetV2-style
-/// block's from 4.57 to 4.05 (medians of five interleaved runs).
-constexpr double kGemmWorkPerThread = 8.0e6;
+/// FLOPs (two per multiply-add) per thread below which a call takes fewer
+/// threads: SGEMMs (their packing is per call), and oneDNN's convolution
+/// primitives, which split their own loops. Measured at two threads on this
+/// 2-core VM (docs/cpu-backend.md "Both cores on the mid transformer"):
+/// 1e6 for the primitives took the imported BatchNorm CNN's step from 1.59
+/// to 1.06 ms, LeNet's from 2.22 to 1.66 and the MobileNetV2-style block's
+/// from 4.57 to 4.05 (2026-12-07); 2e6 for SGEMMs (8e6 before, which left
+/// every GEMM of the mid transformer, 4-11 MFLOP, on one core) took its
+/// step from 3.4-3.7 to 1.8-2.4 ms with the loops' grain below (2026-12-08).
+constexpr double kGemmWorkPerThread = 2.0e6;
 constexpr double kConvolutionWorkPerThread = 1.0e6;
 
 struct Scratch {
@@ -233,7 +236,8 @@ void contract(const hwagent_memref_i64_1d_t *specRef,
   const int64_t M = p.m.size, N = p.n.size, K = p.k.size;
 
   // Threads for this call: each should get a few MFLOP of work, or waking
-  // it costs more than it saves (small GEMMs run on one). A convolution
+  // it costs more than it saves (small GEMMs run on one; `flops` counts two
+  // per multiply-add). A convolution
   // primitive splits its own loops with no packing: it pays from an eighth
   // of that (docs/cpu-backend.md, "Threads of small convolutions"); a
   // convolution oneDNN cannot take falls back to SGEMM with SGEMM's team.

@@ -34,11 +34,14 @@ struct Counters {
 } counters;
 
 /// Body ops per thread below which a thread costs more to wake than it
-/// saves. Measured on this 2-core VM (docs/cpu-backend.md): at 64 Ki ops
-/// (10-40 us of a vectorized body) the mid transformer's step took 1.60 ms
-/// at two threads against 1.43 with its loops on one; at 256 Ki 1.47 ms,
-/// while the mid CNN kept its gain (13.4 ms, 14.0 at 1 Mi).
-constexpr double kGrain = 262144;
+/// saves. Measured on this 2-core VM (docs/cpu-backend.md "Both cores on
+/// the mid transformer"): with the mid transformer's GEMMs on one core, 64
+/// Ki ops (10-40 us of a vectorized body) made its step slower at two
+/// threads (1.60 ms against 1.43 with its loops on one, 1.47 at 256 Ki);
+/// with its GEMMs on both (2026-12-08), 64 Ki took it from 1.83-1.85 to
+/// 1.67-1.70 ms (its loops from 1.19 to 2.00 threads on average), the mid
+/// CNN, the imported zoo and the small steps unchanged within the noise.
+constexpr double kGrain = 65536;
 
 /// HWAGENT_PARALLEL_GRAIN overrides the grain (a positive number of body
 /// ops): for machines where waking a thread costs more or less, and for
