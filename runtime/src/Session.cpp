@@ -132,6 +132,9 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
       counterName = counter->name();
       counterAtStepStart = counter->joules();
     }
+    // Contention is measured from here: the first decision can come before
+    // a short run is over (adaptThreads).
+    contention.sample();
   }
   {
     MutexLock lock(&adaptiveMutex);
@@ -415,7 +418,12 @@ absl::Status Session::endStep(double loss) {
 
 void Session::adaptThreads(int64_t step) {
   MutexLock lock(&mutex);
-  double others = contention.sample();
+  // The first sample after 0.1 s of the session (/proc/stat's 10 ms ticks
+  // give the busy cores to about 0.2 over it, under the quarter of a core
+  // threadsUnderContention ignores), then every 0.2 s: a run of 50 steps
+  // of 4 ms under one busy core otherwise ran its whole length on both
+  // cores (docs/cpu-backend.md "Under contention").
+  double others = contention.sample(kernelThreads == 0 ? 0.1 : 0.2);
   if (others < 0)
     return;
   int online =
