@@ -12,8 +12,11 @@
 
 #include "HwAgent/Core/Energy.h"
 #include "HwAgent/Core/Solver.h"
+#include "hwagent_rt/hwagent_kernels.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace hwagent_rt {
 
@@ -52,6 +55,43 @@ void Session::followCap() {
       return adaptive.model.get(p, b).seconds();
     };
   clock.store(clockUnderCap(model, cap, next, seconds));
+}
+
+/// The kernels' and loops' threads follow the cores other processes leave
+/// (threadsUnderContention, docs/cpu-backend.md "Under contention").
+void Session::adaptThreads(int64_t step) {
+  MutexLock lock(&mutex);
+  // The first sample after 0.1 s of the session (/proc/stat's 10 ms ticks
+  // give the busy cores to about 0.2 over it, under the quarter of a core
+  // threadsUnderContention ignores), then every 0.2 s: a run of 50 steps
+  // of 4 ms under one busy core otherwise ran its whole length on both
+  // cores (docs/cpu-backend.md "Under contention").
+  double others = contention.sample(kernelThreads == 0 ? 0.1 : 0.2);
+  if (others < 0)
+    return;
+  int online =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // cpu_threads is the most the session uses (0: every online CPU); under
+  // contention it uses no more than the cores the others leave free.
+  int configured = options.cpu_threads > 0 ? options.cpu_threads : online;
+  if (kernelThreads == 0)
+    kernelThreads = configured;
+  int want = threadsUnderContention(configured, online, others);
+  // Fewer at once (one busy core stalls every parallel region); more only
+  // when two samples in a row agree (the other process may pause briefly).
+  if (want > kernelThreads && ++raiseVotes < 2)
+    return;
+  if (want <= kernelThreads)
+    raiseVotes = 0;
+  if (want == kernelThreads)
+    return;
+  raiseVotes = 0;
+  kernelThreads = hwagent_kernels_set_threads(want);
+  if (log.isOpen())
+    log.write({{"type", "threads"},
+               {"step", step + 1},
+               {"threads", kernelThreads},
+               {"others_busy_cores", others}});
 }
 
 std::vector<bool> Session::builtVariants() const {

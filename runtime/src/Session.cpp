@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 namespace hwagent_rt {
 
@@ -50,6 +49,32 @@ readScenario(const std::string &path) {
   return events;
 }
 
+/// Each program on its assigned backend (or the forced one), with the
+/// variants built before training; the clock model of this machine's CPU.
+void Session::placePrograms() {
+  size_t n = model.programs.size();
+  states = std::make_unique<ProgramState[]>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const hwagent_program_info_t &p = model.programs[i];
+    int backend = p.assigned;
+    int forced = options.force_backend;
+    if (forced >= 0 && forced < kNumBackends)
+      backend = Model::legal(p, forced) ? forced : HWAGENT_BACKEND_CPU;
+    states[i].backend.store(backend);
+    states[i].lastRun.store(backend);
+    // The host code (CPU) and the starting placement's variants are built
+    // before training.
+    states[i].built.store((1u << HWAGENT_BACKEND_CPU) | (1u << backend));
+    compiles[backend].fetch_add(1);
+  }
+  // This machine's CPU, measured, runs at whatever clock the OS gives it:
+  // the session does not price it clocked down under a cap.
+  if (!options.simulate_cpu) {
+    model.clock.dvfs_exponent[HWAGENT_BACKEND_CPU] = 0;
+    model.clock.min_clock[HWAGENT_BACKEND_CPU] = 1;
+  }
+}
+
 absl::Status Session::initialize(const hwagent_model_info_t *info,
                                  const hwagent_options_t *given) {
   hwagent_options_init(&options);
@@ -78,27 +103,7 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
   objective.store(options.objective >= 0 ? options.objective : model.objective);
   powerCap.store(options.power_cap >= 0 ? options.power_cap : model.powerCap);
 
-  size_t n = model.programs.size();
-  states = std::make_unique<ProgramState[]>(n);
-  for (size_t i = 0; i < n; ++i) {
-    const hwagent_program_info_t &p = model.programs[i];
-    int backend = p.assigned;
-    int forced = options.force_backend;
-    if (forced >= 0 && forced < kNumBackends)
-      backend = Model::legal(p, forced) ? forced : HWAGENT_BACKEND_CPU;
-    states[i].backend.store(backend);
-    states[i].lastRun.store(backend);
-    // The host code (CPU) and the starting placement's variants are built
-    // before training.
-    states[i].built.store((1u << HWAGENT_BACKEND_CPU) | (1u << backend));
-    compiles[backend].fetch_add(1);
-  }
-  // This machine's CPU, measured, runs at whatever clock the OS gives it:
-  // the session does not price it clocked down under a cap.
-  if (!options.simulate_cpu) {
-    model.clock.dvfs_exponent[HWAGENT_BACKEND_CPU] = 0;
-    model.clock.min_clock[HWAGENT_BACKEND_CPU] = 1;
-  }
+  placePrograms();
   if (options.scenario_path) {
     absl::StatusOr<std::vector<ScenarioEvent>> events =
         readScenario(options.scenario_path);
@@ -146,6 +151,7 @@ absl::Status Session::initialize(const hwagent_model_info_t *info,
     a.model.reset(model, a.params);
     followCap();
     a.initial = currentBackends();
+    size_t n = model.programs.size();
     a.truthTotals.assign(n * kNumBackends, 0.0);
     a.learnedExecutions.assign(n * kNumBackends, 0);
     a.learnedNanos.assign(n * kNumBackends, 0);
@@ -414,41 +420,6 @@ absl::Status Session::endStep(double loss) {
   applyScenario(stats.steps);
   adaptAtStepEnd(stats.steps - 1);
   return status;
-}
-
-void Session::adaptThreads(int64_t step) {
-  MutexLock lock(&mutex);
-  // The first sample after 0.1 s of the session (/proc/stat's 10 ms ticks
-  // give the busy cores to about 0.2 over it, under the quarter of a core
-  // threadsUnderContention ignores), then every 0.2 s: a run of 50 steps
-  // of 4 ms under one busy core otherwise ran its whole length on both
-  // cores (docs/cpu-backend.md "Under contention").
-  double others = contention.sample(kernelThreads == 0 ? 0.1 : 0.2);
-  if (others < 0)
-    return;
-  int online =
-      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // cpu_threads is the most the session uses (0: every online CPU); under
-  // contention it uses no more than the cores the others leave free.
-  int configured = options.cpu_threads > 0 ? options.cpu_threads : online;
-  if (kernelThreads == 0)
-    kernelThreads = configured;
-  int want = threadsUnderContention(configured, online, others);
-  // Fewer at once (one busy core stalls every parallel region); more only
-  // when two samples in a row agree (the other process may pause briefly).
-  if (want > kernelThreads && ++raiseVotes < 2)
-    return;
-  if (want <= kernelThreads)
-    raiseVotes = 0;
-  if (want == kernelThreads)
-    return;
-  raiseVotes = 0;
-  kernelThreads = hwagent_kernels_set_threads(want);
-  if (log.isOpen())
-    log.write({{"type", "threads"},
-               {"step", step + 1},
-               {"threads", kernelThreads},
-               {"others_busy_cores", others}});
 }
 
 absl::Status Session::logMetrics(

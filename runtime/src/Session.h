@@ -166,6 +166,7 @@ private:
     return model.programs[index].predicted[backend] * scenarioFactor(backend);
   }
   std::vector<int32_t> currentBackends() const;
+  void placePrograms();
   /// Sets `clock` for the placement the next step runs (a probe's included)
   /// from the estimates (adaptive) or the compiler's predictions.
   void followCap() ABSL_EXCLUSIVE_LOCKS_REQUIRED(adaptiveMutex);

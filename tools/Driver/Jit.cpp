@@ -10,6 +10,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
@@ -25,6 +26,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CachePruning.h"
 #include "llvm/Support/Caching.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SmallVectorMemoryBuffer.h"
@@ -38,6 +40,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 
 using namespace mlir;
 using namespace mlir::hwagent;
@@ -49,7 +52,25 @@ static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// LLVM's -O1 module pipeline for `machine`, without loop interleaving.
+/// glibc's vector math library (libmvec, part of libc6 like libm), loaded
+/// into the process once so that the JIT resolves its functions: true when
+/// it is there. With it the loop vectorizer calls _ZGVdN8v_expf and its
+/// kin for the exp, log, sin... of a vectorized loop instead of eight scalar
+/// libm calls (docs/cpu-backend.md "Vector math").
+/// HWAGENT_VECTOR_MATH=0 keeps libm's scalar calls (results as before,
+/// closer to correctly rounded).
+static bool haveVectorMath() {
+  static const bool loaded = [] {
+    const char *setting = std::getenv("HWAGENT_VECTOR_MATH");
+    if (setting && std::string_view(setting) == "0")
+      return false;
+    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+  }();
+  return loaded;
+}
+
+/// LLVM's -O1 module pipeline for `machine`, without loop interleaving; the
+/// math functions vectorize through libmvec where it is loaded.
 static void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -58,6 +79,11 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopInterleaving = false;
   llvm::PassBuilder builder(machine, tuning);
+  llvm::TargetLibraryInfoImpl library(module.getTargetTriple(),
+                                      haveVectorMath()
+                                          ? llvm::VectorLibrary::LIBMVEC
+                                          : llvm::VectorLibrary::NoLibrary);
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);
   builder.registerFunctionAnalyses(functions);
@@ -225,6 +251,8 @@ createLinker(const llvm::DataLayout &layout) {
   if (!jit)
     return jit.takeError();
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  // Cached objects call libmvec too: it is loaded before any symbol lookup.
+  haveVectorMath();
   char prefix = layout.getGlobalPrefix();
   auto process =
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
@@ -243,8 +271,9 @@ createLinker(const llvm::DataLayout &layout) {
 }
 
 /// Bumped whenever what a part's object is made from changes beyond its IR
-/// (the optimization pipeline above, the glue rule, the code model).
-static constexpr unsigned kJitFormat = 2;
+/// (the optimization pipeline above, the glue rule, the code model, the
+/// vector math library).
+static constexpr unsigned kJitFormat = 3;
 
 /// The on-disk cache of compiled parts, as LLVM's ThinLTO cache keeps its
 /// objects (llvm::localCache; pruned with llvm::pruneCache): the folder
@@ -321,9 +350,10 @@ static void storeParts(llvm::FileCache &cache, MutableArrayRef<Part> parts) {
 /// What a part's object depends on beside its IR.
 static std::string
 cacheSalt(const llvm::orc::JITTargetMachineBuilder &builder) {
-  return llvm::formatv("hwagent-jit {0} {1} {2} LLVM {3} {4} {5}\n", kJitFormat,
-                       HWAGENT_VERSION, HWAGENT_GIT_COMMIT, LLVM_VERSION_STRING,
-                       builder.getCPU(), builder.getFeatures().getString())
+  return llvm::formatv("hwagent-jit {0} {1} {2} LLVM {3} {4} {5} libmvec {6}\n",
+                       kJitFormat, HWAGENT_VERSION, HWAGENT_GIT_COMMIT,
+                       LLVM_VERSION_STRING, builder.getCPU(),
+                       builder.getFeatures().getString(), haveVectorMath())
       .str();
 }
 
