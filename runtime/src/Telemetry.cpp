@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <time.h>
@@ -129,8 +130,13 @@ int threadsUnderContention(int configured, int online, double othersBusy) {
 
 /// The machine's busy and total ticks so far (the "cpu" line of
 /// /proc/stat: idle and iowait are not busy); false when unreadable.
+/// HWAGENT_PROC_ROOT points the reader at another tree (tests that count
+/// threads point it at an empty one, so that no load around them changes
+/// the count).
 static bool readCpuTicks(uint64_t &busy, uint64_t &total) {
-  std::ifstream stat("/proc/stat");
+  const char *root = std::getenv("HWAGENT_PROC_ROOT");
+  std::ifstream stat(root && *root ? std::string(root) + "/stat"
+                                   : std::string("/proc/stat"));
   std::string label;
   uint64_t values[8] = {};
   if (!(stat >> label) || label != "cpu")
