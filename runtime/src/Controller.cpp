@@ -41,12 +41,19 @@ void Session::followCap() {
   double cap = powerCap.load();
   if (!(cap > 0)) {
     clock.store(1.0);
+    clockCap = -1;
     return;
   }
   std::vector<int32_t> next = currentBackends();
   for (size_t p = 0; p < next.size(); ++p)
     if (int32_t probed = states[p].probe.load(); probed >= 0)
       next[p] = probed;
+  // From the predictions the clock changes only with the cap or the
+  // placement (a bisection over the step per step end otherwise).
+  if (!options.adaptive && cap == clockCap && next == clockPlacement)
+    return;
+  clockCap = cap;
+  clockPlacement = next;
   std::function<double(size_t, int)> seconds = [&](size_t p, int b) {
     return model.programs[p].predicted[b];
   };

@@ -248,6 +248,9 @@ private:
   /// executions are timed and their joules modelled at it, and what they
   /// measure is learned back at the peak. 1 without a cap.
   std::atomic<double> clock{1.0};
+  /// The cap and placement `clock` was last found for (followCap).
+  double clockCap ABSL_GUARDED_BY(adaptiveMutex) = -1;
+  std::vector<int32_t> clockPlacement ABSL_GUARDED_BY(adaptiveMutex);
   /// Variants built per backend (the compile limit counts them).
   std::atomic<int64_t> compiles[kNumBackends] = {};
 

@@ -583,6 +583,36 @@ TEST(Energy, AnAdaptiveSessionUnderACapLearnsAtThePeak) {
   hwagent_session_destroy(s);
 }
 
+// A session that does not adapt finds the clock from the predictions, again
+// whenever the cap changes (and only then).
+TEST(Energy, AStaticSessionFollowsTheCap) {
+  ModelBuilder builder = clockedGpu();
+  hwagent_model_info_t info = builder.info();
+  hwagent_options_t options = simulated();
+  options.power_cap = 10;
+  hwagent_session_t *s = open(info, options);
+  auto clockAfterAStep = [&] {
+    runStep({0});
+    EXPECT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+    hwagent_step_stats_t step;
+    EXPECT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+    return step.clock;
+  };
+  double capped = clockAfterAStep();
+  EXPECT_LT(capped, 0.8);
+  EXPECT_GT(capped, 0.6);
+  EXPECT_EQ(clockAfterAStep(), capped);
+  ASSERT_EQ(hwagent_session_set_objective(s, HWAGENT_OBJECTIVE_TIME, 0),
+            HWAGENT_OK);
+  clockAfterAStep(); // the step before the change ran capped
+  EXPECT_EQ(clockAfterAStep(), 1.0);
+  ASSERT_EQ(hwagent_session_set_objective(s, HWAGENT_OBJECTIVE_TIME, 10),
+            HWAGENT_OK);
+  clockAfterAStep();
+  EXPECT_EQ(clockAfterAStep(), capped);
+  hwagent_session_destroy(s);
+}
+
 TEST(Energy, BadClockValuesAreRefusedByName) {
   struct Case {
     const char *what;
