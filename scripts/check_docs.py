@@ -42,6 +42,7 @@ EXTERNAL = {
     "--call-graph": "perf record", "--mlir-to-llvmir": "mlir-translate",
     "--help": "every tool", "--gtest_filter": "GoogleTest",
     "--output-on-failure": "ctest", "--jit": "perf inject",
+    "--vector-library": "opt (LLVM)",
 }
 MAX_STEPS = "3"
 TOOLS = ["hwagent-opt", "hwagent-run", "hwagent-calibrate", "hwagent-report",
