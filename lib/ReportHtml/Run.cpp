@@ -42,6 +42,9 @@ std::string text(const json::Object &o, llvm::StringRef key) {
 
 RunData hwreport::html::collectRun(const std::vector<json::Value> &records) {
   RunData out;
+  // The chip's clock under a power cap (the step records' `clock`): marked
+  // where it changes.
+  double clock = 1;
   for (const json::Value &v : records) {
     const json::Object *r = v.getAsObject();
     if (!r)
@@ -60,6 +63,12 @@ RunData hwreport::html::collectRun(const std::vector<json::Value> &records) {
       out.stepTimes.push_back({step, number(*r, "step_seconds") * 1e3});
       out.losses.push_back({step, number(*r, "loss", NAN)});
       out.stepJoules.push_back(number(*r, "modelled_joules", NAN));
+      double stepClock = number(*r, "clock", 1);
+      if (std::abs(stepClock - clock) > 5e-3) {
+        out.marks.push_back(
+            {step, llvm::formatv("clock {0:f2} of the peak", stepClock)});
+        clock = stepClock;
+      }
     } else if (type == "eval" || type == "epoch") {
       // The trainer logs an `epoch` record at the end of every epoch and an
       // `eval` record when it evaluated (docs/training.md).
