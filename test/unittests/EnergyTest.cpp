@@ -63,6 +63,19 @@ hwagent_options_t simulated() {
   return options;
 }
 
+/// One step of `programs` in a session of its own: its statistics.
+hwagent_step_stats_t stepOnce(const hwagent_model_info_t &info,
+                              hwagent_options_t options,
+                              std::initializer_list<int64_t> programs) {
+  hwagent_session_t *s = open(info, options);
+  runStep(programs);
+  EXPECT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
+  hwagent_step_stats_t step = {};
+  EXPECT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
+  hwagent_session_destroy(s);
+  return step;
+}
+
 // By hand: T = 1 + 2 = 3 ms. Programs 0.1 mJ + 5 W x 1 ms = 5.1 mJ and
 // 0.2 mJ + 2 W x 2 ms = 4.2 mJ; static 1 W x 3 ms = 3 mJ; idle: the CPU
 // 0.5 W x 2 ms = 1 mJ, the GPU 1 W x 3 ms = 3 mJ. 16.3 mJ in all.
@@ -441,12 +454,7 @@ TEST(Energy, CompilerAndRuntimeAgreeOnAStep) {
              power.boundaryPerByte)
       .objective(HWAGENT_OBJECTIVE_ENERGY);
   hwagent_model_info_t info = builder.info();
-  hwagent_session_t *s = open(info, simulated());
-  runStep({0, 1});
-  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
-  hwagent_step_stats_t step;
-  ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
-  hwagent_session_destroy(s);
+  hwagent_step_stats_t step = stepOnce(info, simulated(), {0, 1});
   // The session counts whole nanoseconds and nanojoules per execution:
   // within a few of them (a formula of its own, an idle or static term
   // left out, would be off by millijoules).
@@ -517,12 +525,7 @@ TEST(Energy, CompilerAndRuntimeClockAStepAlike) {
   hwagent_model_info_t info = builder.info();
   hwagent_options_t options = simulated();
   options.power_cap = cap;
-  hwagent_session_t *s = open(info, options);
-  runStep({0, 1});
-  ASSERT_EQ(hwagent_session_end_step(s, 0), HWAGENT_OK);
-  hwagent_step_stats_t step;
-  ASSERT_EQ(hwagent_session_step_stats(s, &step), HWAGENT_OK);
-  hwagent_session_destroy(s);
+  hwagent_step_stats_t step = stepOnce(info, options, {0, 1});
   EXPECT_NEAR(step.clock, plan.clock, 1e-9);
   EXPECT_NEAR(step.last_step_seconds, plan.total, 2e-9);
   EXPECT_NEAR(step.last_step_joules, plan.joules, 1e-6);
