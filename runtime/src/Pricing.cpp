@@ -86,15 +86,23 @@ double clockUnderCap(const Model &model, double cap,
   double lowest = model.lowestClock();
   if (!(cap > 0) || lowest >= 1)
     return 1;
-  // The step as the session accounts it (Session::endStep): its programs;
-  // the boundaries run inside the host's code and are not timed apart.
+  // The step as the session accounts it (Session::end and endStep, the
+  // same calls): its programs at the clock, then hwcore::stepEnergy's
+  // static and idle power; the boundaries run inside the host's code and
+  // are not timed apart.
   auto power = [&](double clock) {
-    Pricing time = Pricing::time(model, clock);
-    Pricing energy = Pricing::energy(model, clock);
-    time.boundaryPerSecond = energy.boundaryPerSecond = 0;
-    energy.perCrossingByte = 0;
-    double step = stepCost(model, time, backends, seconds);
-    double joules = stepCost(model, energy, backends, seconds);
+    double step = 0, programJoules = 0;
+    std::array<double, hwcore::kNumBackendKinds> busy{};
+    for (size_t p = 0; p < backends.size(); ++p) {
+      int b = backends[p];
+      double t = seconds(p, b) * model.stretch(p, b, clock);
+      step += t;
+      busy[b] += t;
+      programJoules += model.programJoules(p, b, t, clock);
+    }
+    double joules =
+        hwcore::stepEnergy(model.powerModel, step, programJoules, 0, 0, busy)
+            .total();
     return step > 0 ? joules / step : 0.0;
   };
   if (power(1) <= cap)
